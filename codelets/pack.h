@@ -1,0 +1,64 @@
+/* pack.h — halo packing: copy a box of cells between a tile array and a contiguous buffer.
+ *
+ * A halo segment (or an outer segment that feeds a neighbour's halo) is a box of cells over
+ * all nc components of a tile array in the layout of tessera_kernel.h. MPI and the device
+ * copy engines want it contiguous, so pack/unpack move it to and from a buffer:
+ *
+ *     tile [Z][Y][nc][X]                    buf [hi2-lo2][hi1-lo1][nc][hi0-lo0], x fastest
+ *     +--------------------+
+ *     |      +-----+       |   pack   ->
+ *     |      | box |       |   <- unpack    one row of hi0-lo0 values per (z, y, c)
+ *     |      +-----+       |
+ *     +--------------------+
+ *
+ * The tile pointer travels in the cl_arg, not as a StarPU handle: the runtime registers the
+ * tile as pieces (segments) whose handles order the pack/unpack tasks against the compute
+ * tasks that touch them, but a box may straddle several pieces, so the task addresses the
+ * tile through its base pointer. The caller therefore pins each pack/unpack task to a worker
+ * of the memory node `tile` lives on, and keeps the tess_pack_args alive until the task ends.
+ */
+#ifndef TESS_PACK_H
+#define TESS_PACK_H
+
+#include <starpu.h> /* struct starpu_codelet, STARPU_USE_CUDA, cudaStream_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A box [lo, hi) of a tile of padded extent dim, over all nc components. An empty box
+ * (hi_i <= lo_i on some axis, or nc <= 0) is a no-op. */
+typedef struct {
+  int lo[3], hi[3]; /* box in padded tile coordinates */
+  int dim[3];       /* padded tile extent X, Y, Z */
+  int nc;           /* components */
+  double *tile;     /* tile base, [Z][Y][nc][X]; valid on the memory node the task runs on */
+} tess_pack_args;
+
+/* Synchronous, on the calling thread. buf: [hi2-lo2][hi1-lo1][nc][hi0-lo0], x fastest. */
+void tess_pack_cpu_box(const tess_pack_args *a, double *buf);
+void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf);
+
+#ifdef STARPU_USE_CUDA
+/* Asynchronous: enqueue one kernel on stream s and return; tile and buf are device
+ * pointers. A launch failure is reported through StarPU and aborts. */
+void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s);
+void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s);
+#endif
+
+/* Codelets, nbuffers = STARPU_VARIABLE_NBUFFERS (so every task sets its own modes):
+ *   tess_pack_cl:   buffers[0] STARPU_W vector of doubles (the buffer); further buffers: the
+ *                   tile pieces the box covers, typically STARPU_R, only for dependencies.
+ *   tess_unpack_cl: buffers[0] STARPU_R vector of doubles; further buffers: the covered
+ *                   pieces, STARPU_W (or STARPU_RW when a piece is only partly overwritten).
+ * cl_arg: a tess_pack_args (task->cl_arg, by pointer). The vector holds at least the box
+ * volume times nc elements. CUDA versions are STARPU_CUDA_ASYNC on the worker's stream.
+ * History-based perf models "tess_pack" / "tess_unpack", indexed by box extents and nc only,
+ * so the dependency-only pieces do not split the history. */
+extern struct starpu_codelet tess_pack_cl;
+extern struct starpu_codelet tess_unpack_cl;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* error.c — error raising/tracing and the leveled logger (see error.h). */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int log_level = -1;
+
+static int level_from_env(void) {
+  const char *s = getenv("TESS_LOG");
+  if (!s) return TESS_LOG_WARN;
+  if (!strcmp(s, "error")) return TESS_LOG_ERROR;
+  if (!strcmp(s, "info")) return TESS_LOG_INFO;
+  if (!strcmp(s, "debug")) return TESS_LOG_DEBUG;
+  return TESS_LOG_WARN;
+}
+
+int tess_log_enabled(tess_log_level level) {
+  if (log_level < 0) log_level = level_from_env();
+  return (int)level <= log_level;
+}
+
+static const char *level_tag[] = {"error", "warning", "info", "debug"};
+
+static void vlog(tess_log_level level, const char *fmt, va_list ap) {
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  fprintf(stderr, "tessera[%d] %s: %s\n", tess_rank(), level_tag[level], msg);
+}
+
+void tess_log(tess_log_level level, const char *fmt, ...) {
+  if (!tess_log_enabled(level)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(level, fmt, ap);
+  va_end(ap);
+}
+
+/* Argument errors are deterministic across ranks, so only rank 0 prints them. */
+static int should_print(tess_err code) { return code != TESS_ERR_ARG || tess_rank() <= 0; }
+
+tess_err tess_error_raise(tess_err code, const char *file, int line, const char *func,
+                          const char *fmt, ...) {
+  if (!should_print(code)) return code;
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "tessera[%d] error (%s): %s\n", tess_rank(), tess_err_name(code), msg);
+  if (tess_log_enabled(TESS_LOG_INFO)) fprintf(stderr, "  at %s:%d (%s)\n", file, line, func);
+  return code;
+}
+
+tess_err tess_error_trace(tess_err code, const char *file, int line, const char *func) {
+  if (should_print(code) && tess_log_enabled(TESS_LOG_INFO))
+    fprintf(stderr, "  from %s:%d (%s)\n", file, line, func);
+  return code;
+}
+
+#define TESS_X_NAME(name, text) text,
+static const char *err_names[] = {TESS_ERR_LIST(TESS_X_NAME)};
+static const char *mode_names[] = {TESS_MODE_LIST(TESS_X_NAME)};
+static const char *device_names[] = {TESS_DEVICE_LIST(TESS_X_NAME)};
+static const char *kind_names[] = {TESS_TASK_KIND_LIST(TESS_X_NAME)};
+
+const char *tess_err_name(tess_err e) { return (unsigned)e < TESS_ERR_COUNT ? err_names[e] : "?"; }
+const char *tess_mode_name(tess_mode m) { return (unsigned)m < TESS_MODE_COUNT ? mode_names[m] : "?"; }
+const char *tess_device_name(tess_device d) {
+  return (unsigned)d < TESS_DEVICE_COUNT ? device_names[d] : "?";
+}
+const char *tess_task_kind_name(tess_task_kind k) {
+  return (unsigned)k < TESS_TASK_KIND_COUNT ? kind_names[k] : "?";
+}
+
+static tess_err parse_name(const char *s, const char *const *names, int n, const char *what,
+                           int *out) {
+  for (int i = 0; i < n; i++)
+    if (s && !strcmp(s, names[i])) {
+      *out = i;
+      return TESS_OK;
+    }
+  char allowed[256] = "";
+  for (int i = 0; i < n; i++) {
+    strncat(allowed, names[i], sizeof allowed - strlen(allowed) - 1);
+    if (i + 1 < n) strncat(allowed, ", ", sizeof allowed - strlen(allowed) - 1);
+  }
+  return TESS_ERROR(TESS_ERR_ARG, "unknown %s '%s' (allowed: %s)", what, s ? s : "(null)", allowed);
+}
+
+tess_err tess_mode_parse(const char *s, tess_mode *m) {
+  int v;
+  TESS_CALL(parse_name(s, mode_names, TESS_MODE_COUNT, "mode", &v));
+  *m = (tess_mode)v;
+  return TESS_OK;
+}
+
+tess_err tess_device_parse(const char *s, tess_device *d) {
+  int v;
+  TESS_CALL(parse_name(s, device_names, TESS_DEVICE_COUNT, "device", &v));
+  *d = (tess_device)v;
+  return TESS_OK;
+}

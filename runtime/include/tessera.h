@@ -1,0 +1,190 @@
+/* tessera.h — the public API of Tessera, a StarPU task-graph runtime for overlapped stencils.
+ *
+ * An app says *what*: a global grid, fields (each a group of `ncomp` scalar components), and a
+ * step program: an ordered list of stages (a kernel + its stencil footprint + the fields it reads
+ * through the footprint and the fields it writes at the cell) and buffer swaps. The runtime says
+ * *how*: it decomposes the grid over MPI ranks (process grid minimising halo volume, Morton
+ * placement) and each rank's block into tiles, splits every tile into an inner segment, 26 outer
+ * segments and 26 halo segments, derives from the footprints which halo segments each outer
+ * segment needs, and submits per tile and stage
+ *
+ *     pack(d) -> exchange(d) -> unpack(d) -> outer(d')      and     inner
+ *
+ * as StarPU tasks whose data dependencies let every outer segment start as soon as its own
+ * halos have arrived. No barrier or wait-all sits inside the time loop (except in the
+ * bulk-synchronous baseline mode).
+ *
+ * Life cycle (PETSc style): tess_init -> tess_sim_create -> set/add -> tess_sim_setup ->
+ * tess_sim_fill / tess_sim_run / tess_sim_gather ... -> tess_sim_destroy -> tess_finalize.
+ * Every function returns a tess_err; 0 is success. Functions marked "collective" must be called
+ * by every rank of the communicator in the same order.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tessera_kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ------------------------------------------------------------------------------ */
+#define TESS_ERR_LIST(X)                                                                         \
+  X(TESS_OK, "ok")                                                                               \
+  X(TESS_ERR_ARG, "invalid argument")                                                            \
+  X(TESS_ERR_STATE, "call out of order")                                                         \
+  X(TESS_ERR_MEM, "out of memory")                                                               \
+  X(TESS_ERR_STARPU, "StarPU error")                                                             \
+  X(TESS_ERR_MPI, "MPI error")                                                                   \
+  X(TESS_ERR_CUDA, "CUDA error")                                                                 \
+  X(TESS_ERR_IO, "I/O error")
+#define TESS_X_ENUM(name, text) name,
+typedef enum { TESS_ERR_LIST(TESS_X_ENUM) TESS_ERR_COUNT } tess_err;
+const char *tess_err_name(tess_err e);
+
+/* ---- finite sets, each with its printable names (X-macro lists) ----------------------------- */
+#define TESS_MODE_LIST(X)                                                                        \
+  X(TESS_MODE_OVERLAP, "overlap") /* per-segment dataflow (the default) */                       \
+  X(TESS_MODE_BULK, "bulk")       /* pack all, exchange all, wait, unpack all, compute all */
+typedef enum { TESS_MODE_LIST(TESS_X_ENUM) TESS_MODE_COUNT } tess_mode;
+
+#define TESS_DEVICE_LIST(X)                                                                      \
+  X(TESS_DEVICE_CPU, "cpu")                                                                      \
+  X(TESS_DEVICE_CUDA, "cuda")                                                                    \
+  X(TESS_DEVICE_AUTO, "auto") /* CUDA when StarPU found a GPU, else CPU */
+typedef enum { TESS_DEVICE_LIST(TESS_X_ENUM) TESS_DEVICE_COUNT } tess_device;
+
+const char *tess_mode_name(tess_mode m);
+const char *tess_device_name(tess_device d);
+/* Parse a name into an enum value; TESS_ERR_ARG with a message listing the allowed names. */
+tess_err tess_mode_parse(const char *s, tess_mode *m);
+tess_err tess_device_parse(const char *s, tess_device *d);
+
+/* ---- process-wide start and stop ------------------------------------------------------------ */
+typedef struct {
+  tess_device device; /* which workers StarPU starts: CPU only, or CUDA (+ CPU) */
+  int ncpu;           /* CPU workers per rank; 0: StarPU's default (or STARPU_NCPU) */
+  int ncuda;          /* CUDA devices per rank; -1: all StarPU finds (or STARPU_NCUDA) */
+} tess_init_opts;
+#define TESS_INIT_OPTS_DEFAULT {TESS_DEVICE_CPU, 0, -1}
+
+/* Collective over MPI_COMM_WORLD: MPI (threaded), StarPU and StarPU-MPI. */
+tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts);
+/* Collective: shuts StarPU-MPI, StarPU and MPI down. */
+tess_err tess_finalize(void);
+/* Ends every rank of the job at once with `code` (use after an error on one rank). */
+void tess_abort(int code);
+int tess_rank(void);
+int tess_nranks(void);
+/* Number of CUDA workers StarPU started in this rank (0 on CPU runs). */
+int tess_ncuda_devices(void);
+
+/* ---- simulations ---------------------------------------------------------------------------- */
+typedef struct tess_sim_s *tess_sim_t;
+
+/* A stage of the step program: `kernel` updates every owned cell of the fields in `out`,
+ * reading the fields in `in` through its footprint (halos are exchanged automatically when
+ * stale) and the fields in `out` at the cell itself when bit i of `out_read` is set.
+ * A stage must not write a field it reads through a footprint of radius > 0.
+ * `params` (params_size bytes) is copied and handed to the kernel as tess_region.params. */
+typedef struct {
+  const tess_kernel *kernel;
+  int nin;
+  int in[TESS_MAX_IO];
+  int nout;
+  int out[TESS_MAX_IO];
+  unsigned out_read;
+  const void *params;
+  size_t params_size;
+} tess_stage;
+
+/* Collective. Creates a simulation on `comm` for a global grid of n[0] x n[1] x n[2] cells,
+ * periodic in every axis (n[2] = 1 makes it 2D, n[1] = n[2] = 1 1D). */
+tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *sim);
+/* NULL-safe; sets *sim to NULL. Collective. */
+void tess_sim_destroy(tess_sim_t *sim);
+
+/* Configuration, before tess_sim_setup (TESS_ERR_STATE after). */
+tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode);
+tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
+tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank); /* 0: one per GPU, or 1 */
+tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]);     /* forced process grid */
+tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]);
+tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *field_id);
+tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage);
+/* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */
+tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
+
+/* Collective: validates, decomposes, allocates tiles and registers StarPU data. */
+tess_err tess_sim_setup(tess_sim_t sim);
+
+/* Initial data: fn(global cell index, component, ctx) for every owned cell. Synchronous. */
+typedef double (*tess_init_fn)(const long g[3], int comp, void *ctx);
+tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx);
+
+/* Collective. Submits `nsteps` executions of the step program, each advancing time by dt,
+ * then waits for them (the only synchronisation point). */
+tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt);
+
+/* Collective. Root (rank 0 of comm) receives component `comp` of `field` on the whole grid,
+ * global: [n2][n1][n0], x fastest. Other ranks may pass NULL. Synchronous. */
+tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global);
+
+typedef struct {
+  double sum, min, max, sumsq;
+  long count;
+} tess_stats;
+/* Collective: statistics of one component over the whole grid, on every rank. */
+tess_err tess_sim_stats(tess_sim_t sim, int field, int comp, tess_stats *st);
+
+double tess_sim_time(tess_sim_t sim);
+long tess_sim_step(tess_sim_t sim);
+/* Process grid and tile grid chosen by setup (per rank). */
+void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]);
+/* Prints a one-paragraph description of the decomposition on rank 0 (stdout). */
+void tess_sim_describe(tess_sim_t sim);
+
+/* ---- introspection for tests and tracing ---------------------------------------------------- */
+#define TESS_TASK_KIND_LIST(X)                                                                   \
+  X(TESS_TASK_PACK, "pack")                                                                      \
+  X(TESS_TASK_EXCHANGE, "exchange")                                                              \
+  X(TESS_TASK_UNPACK, "unpack")                                                                  \
+  X(TESS_TASK_INNER, "inner")                                                                    \
+  X(TESS_TASK_OUTER, "outer")
+typedef enum { TESS_TASK_KIND_LIST(TESS_X_ENUM) TESS_TASK_KIND_COUNT } tess_task_kind;
+const char *tess_task_kind_name(tess_task_kind k);
+
+/* One completed task, recorded when the task log is on. dir is the segment or halo direction
+ * as an index 0..26 (see tess_dir_index); t_end in seconds since setup. */
+typedef struct {
+  tess_task_kind kind;
+  int tile;   /* global tile id */
+  int dir;    /* direction index; 13 = (0,0,0) = inner */
+  int stage;  /* index of the stage in the program */
+  long step;
+  double t_end;
+} tess_task_record;
+
+tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
+/* Records of this rank's tasks completed so far (valid until the next run or destroy). */
+const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
+
+/* Test hook: the exchange of halo direction `dir` into global tile `tile` is held back by
+ * `seconds` (emulating one slow link) without occupying a worker. */
+tess_err tess_sim_debug_delay(tess_sim_t sim, int tile, int dir, double seconds);
+
+/* Direction vectors d in {-1,0,1}^3 <-> index (d0+1) + 3(d1+1) + 9(d2+1); 13 is (0,0,0). */
+static inline int tess_dir_index(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+static inline void tess_dir_vector(int i, int d[3]) {
+  d[0] = i % 3 - 1;
+  d[1] = (i / 3) % 3 - 1;
+  d[2] = i / 9 - 1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,75 @@
+/* tessera_kernel.h — what a stencil kernel sees: the region to update and the tile's arrays.
+ *
+ * Included by the public API and by every codelet (C and CUDA), so it depends on nothing.
+ *
+ * Tile storage of a field with nc components and ghost width g = (g0, g1, g2) (g_i = 0 on an
+ * axis of extent 1):
+ *
+ *     a: [Z][Y][nc][X], x fastest,   X = n0 + 2 g0,  Y = n1 + 2 g1,  Z = n2 + 2 g2
+ *     element (c, x, y, z) at  TESS_IDX(X, Y, nc, c, x, y, z)
+ *
+ * x, y, z are padded tile coordinates; owned cells are [g_i, g_i + n_i). Components of one
+ * row sit next to each other, so every box of cells over all components is one strided 3D
+ * block (what StarPU's block interface describes): halo segments move as single handles.
+ */
+#ifndef TESSERA_KERNEL_H
+#define TESSERA_KERNEL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESS_MAX_IO 4 /* fields a stage may read (or write) */
+
+#define TESS_IDX(X, Y, nc, c, x, y, z)                                                           \
+  ((size_t)(x) + (size_t)(X) * ((size_t)(c) + (size_t)(nc) * ((size_t)(y) + (size_t)(Y) * (size_t)(z))))
+
+/* Stencil footprint shapes, each of a given radius r:
+ *   star       axis points +-k e_i, k <= r                        (Laplacians)
+ *   star_diag  axis points + in-plane diagonals k(e_i +- e_j)     (Astaroth's MHD stencil; no
+ *              3D diagonals, so corner halos are never read)
+ *   box        every point within Chebyshev distance r */
+#define TESS_SHAPE_LIST(X)                                                                       \
+  X(TESS_SHAPE_STAR, "star")                                                                     \
+  X(TESS_SHAPE_STAR_DIAG, "star_diag")                                                           \
+  X(TESS_SHAPE_BOX, "box")
+#define TESS_X_SHAPE_ENUM(name, text) name,
+typedef enum { TESS_SHAPE_LIST(TESS_X_SHAPE_ENUM) TESS_SHAPE_COUNT } tess_shape;
+
+/* The argument every kernel receives. Host memory; CUDA launchers pass what they need by
+ * value. Array pointers live on the memory node the task runs on (host or device). */
+typedef struct tess_region {
+  int lo[3], hi[3]; /* cells to update: [lo, hi) in padded tile coordinates */
+  int dim[3];       /* padded tile extent (X, Y, Z) */
+  int ghost[3];     /* ghost width per axis */
+  long origin[3];   /* global index of padded cell (0,0,0): owned start - ghost (may be < 0) */
+  long global[3];   /* global grid extent, for wrapping global indices */
+  double h[3];      /* grid spacing */
+  int nin, nout;
+  int in_nc[TESS_MAX_IO], out_nc[TESS_MAX_IO];
+  const double *in[TESS_MAX_IO]; /* [Z][Y][nc][X] each */
+  double *out[TESS_MAX_IO];      /* [Z][Y][nc][X] each */
+  const void *params;            /* the stage's parameter block (host memory) */
+  double t, dt;                  /* time at the start of the step, and the step */
+  int stage;                     /* index of the stage in the step program */
+} tess_region;
+
+typedef void (*tess_cpu_fn)(const tess_region *r);
+/* `stream` is the cudaStream_t of the StarPU worker (starpu_cuda_get_local_stream()). */
+typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
+
+/* A kernel with its footprint: what an app composes stages from. */
+typedef struct {
+  const char *name;
+  tess_cpu_fn cpu;   /* required: also the reference the CUDA version is checked against */
+  tess_cuda_fn cuda; /* NULL when there is no GPU version */
+  tess_shape shape;
+  int radius;
+} tess_kernel;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* init.c — process-wide start and stop: MPI (multi-threaded: StarPU-MPI progresses requests
+ * on its own thread while the application calls collectives), then StarPU with the workers the
+ * chosen device needs, then StarPU-MPI on MPI_COMM_WORLD. */
+#include <starpu_mpi.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "tessera.h"
+
+static int my_rank = -1, my_size = 0, started_mpi = 0;
+
+int tess_rank(void) { return my_rank; }
+int tess_nranks(void) { return my_size; }
+
+int tess_ncuda_devices(void) { return my_rank >= 0 ? (int)starpu_cuda_worker_get_count() : 0; }
+
+tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
+  const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
+  if (!opts) opts = &defaults;
+  int inited = 0, provided = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    TESS_MPI_CALL(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    started_mpi = 1;
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &my_size);
+  TESS_CHECK(provided >= MPI_THREAD_SERIALIZED, TESS_ERR_MPI,
+             "the MPI library provides thread level %d; StarPU-MPI needs at least MPI_THREAD_SERIALIZED",
+             provided);
+
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (opts->ncpu > 0) conf.ncpus = opts->ncpu;
+  conf.ncuda = opts->device == TESS_DEVICE_CPU ? 0 : opts->ncuda;
+  conf.nopencl = 0;
+  const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
+  TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)", r);
+  tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers", starpu_cpu_worker_get_count(),
+           starpu_cuda_worker_get_count());
+  return TESS_OK;
+}
+
+tess_err tess_finalize(void) {
+  starpu_mpi_shutdown();
+  if (started_mpi) MPI_Finalize();
+  my_rank = -1;
+  return TESS_OK;
+}
+
+void tess_abort(int code) {
+  fflush(stdout);
+  fflush(stderr);
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  exit(code);
+}

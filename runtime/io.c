@@ -1,0 +1,160 @@
+/* io.c — the synchronisation points users ask for: fill initial data, gather a component to
+ * rank 0, global statistics. Each visits the owned pieces of every local tile through
+ * starpu_data_acquire, which brings a GPU tile's piece to host memory (and, for writes,
+ * invalidates the GPU copy so the next task fetches it back).
+ */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "sim.h"
+
+/* A host view of one acquired piece: element (c, x, y, z) of the tile, for x, y, z in box. */
+typedef struct {
+  double *ptr;
+  size_t ldy, ldz;
+  int nc;
+  tess_box box;
+} piece_view;
+
+static inline double *view_at(const piece_view *v, int c, int x, int y, int z) {
+  return v->ptr + (size_t)(x - v->box.lo[0]) + v->ldy * (size_t)((y - v->box.lo[1]) * v->nc + c) +
+         v->ldz * (size_t)(z - v->box.lo[2]);
+}
+
+typedef void (*piece_fn)(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *ctx);
+
+static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
+                                     piece_fn fn, void *ctx) {
+  TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
+  TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
+  const tess_field *f = &sim->field[field];
+  for (int l = 0; l < sim->ntiles; l++) {
+    const tess_tile *t = &sim->tile[l];
+    for (int p = 0; p < TESS_NPIECES; p++) {
+      int a[3];
+      tess_piece_coord(p, a);
+      starpu_data_handle_t h = t->slot[f->slot].piece[p];
+      if (!h || a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
+      TESS_STARPU_CALL(starpu_data_acquire(h, mode));
+      piece_view v = {(double *)starpu_block_get_local_ptr(h), starpu_block_get_local_ldy(h),
+                      starpu_block_get_local_ldz(h), f->nc, {{0}, {0}}};
+      tess_piece_box(sim->tn, sim->ghost, p, &v.box);
+      fn(sim, t, &v, ctx);
+      starpu_data_release(h);
+    }
+  }
+  return TESS_OK;
+}
+
+typedef struct {
+  tess_init_fn fn;
+  void *ctx;
+} fill_ctx;
+
+static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
+  fill_ctx *c = arg;
+  for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
+    for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
+      for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
+        const long g[3] = {t->origin[0] + x - sim->ghost[0], t->origin[1] + y - sim->ghost[1],
+                           t->origin[2] + z - sim->ghost[2]};
+        for (int k = 0; k < v->nc; k++) *view_at(v, k, x, y, z) = c->fn(g, k, c->ctx);
+      }
+}
+
+tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx) {
+  fill_ctx c = {fn, ctx};
+  TESS_CALL(for_each_owned_piece(sim, field, STARPU_W, fill_piece, &c));
+  sim->field[field].halo_valid = 0;
+  return TESS_OK;
+}
+
+/* Gather: each rank packs its tiles' owned cells, tile after tile, [tz][ty][tx] each. */
+typedef struct {
+  int comp;
+  double *buf;
+} gather_ctx;
+
+static void gather_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
+  gather_ctx *c = arg;
+  const int *tn = sim->tn, *g = sim->ghost;
+  double *dst = c->buf + (size_t)(t - sim->tile) * tn[0] * tn[1] * tn[2];
+  for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
+    for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
+      for (int x = v->box.lo[0]; x < v->box.hi[0]; x++)
+        dst[(x - g[0]) + (size_t)tn[0] * ((y - g[1]) + (size_t)tn[1] * (z - g[2]))] =
+            *view_at(v, c->comp, x, y, z);
+}
+
+tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global) {
+  TESS_CHECK(field >= 0 && field < sim->nfields && comp >= 0 && comp < sim->field[field].nc,
+             TESS_ERR_ARG, "field %d component %d is invalid", field, comp);
+  const size_t tcells = (size_t)sim->tn[0] * sim->tn[1] * sim->tn[2];
+  const size_t mine = tcells * (size_t)sim->ntiles;
+  gather_ctx c = {comp, malloc(mine * sizeof(double))};
+  double *all = sim->rank == 0 ? malloc(mine * (size_t)sim->nranks * sizeof(double)) : NULL;
+  tess_err err = TESS_OK;
+  if (!c.buf || (sim->rank == 0 && !all)) err = TESS_ERROR(TESS_ERR_MEM, "cannot allocate gather buffers");
+  else TESS_CALL_GOTO(err, done, for_each_owned_piece(sim, field, STARPU_R, gather_piece, &c));
+  /* Every rank takes part in the collective even after a local failure, so nobody hangs. */
+  if (MPI_Gather(c.buf, (int)mine, MPI_DOUBLE, all, (int)mine, MPI_DOUBLE, 0, sim->comm) != MPI_SUCCESS)
+    err = TESS_ERROR(TESS_ERR_MPI, "MPI_Gather failed");
+  if (!err && sim->rank == 0) {
+    for (int r = 0; r < sim->nranks; r++)
+      for (int l = 0; l < sim->ntiles; l++) {
+        int gc[3];
+        tess_sim_tile_gcoord(sim, r, l, gc);
+        const double *src = all + ((size_t)r * sim->ntiles + l) * tcells;
+        for (int z = 0; z < sim->tn[2]; z++)
+          for (int y = 0; y < sim->tn[1]; y++)
+            memcpy(global + (size_t)gc[0] * sim->tn[0] +
+                       (size_t)sim->n[0] * ((size_t)gc[1] * sim->tn[1] + y +
+                                            (size_t)sim->n[1] * ((size_t)gc[2] * sim->tn[2] + z)),
+                   src + (size_t)sim->tn[0] * (y + (size_t)sim->tn[1] * z), sizeof(double) * sim->tn[0]);
+      }
+  }
+done:
+  free(c.buf);
+  free(all);
+  return err;
+}
+
+typedef struct {
+  int comp;
+  tess_stats s;
+} stats_ctx;
+
+static void stats_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
+  (void)sim;
+  (void)t;
+  stats_ctx *c = arg;
+  for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
+    for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
+      for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
+        const double u = *view_at(v, c->comp, x, y, z);
+        c->s.sum += u;
+        c->s.sumsq += u * u;
+        if (u < c->s.min) c->s.min = u;
+        if (u > c->s.max) c->s.max = u;
+        c->s.count++;
+      }
+}
+
+tess_err tess_sim_stats(tess_sim_t sim, int field, int comp, tess_stats *st) {
+  TESS_CHECK(field >= 0 && field < sim->nfields && comp >= 0 && comp < sim->field[field].nc,
+             TESS_ERR_ARG, "field %d component %d is invalid", field, comp);
+  stats_ctx c = {comp, {0, DBL_MAX, -DBL_MAX, 0, 0}};
+  TESS_CALL(for_each_owned_piece(sim, field, STARPU_R, stats_piece, &c));
+  double sums[2] = {c.s.sum, c.s.sumsq}, gsums[2];
+  long gcount;
+  TESS_MPI_CALL(MPI_Allreduce(sums, gsums, 2, MPI_DOUBLE, MPI_SUM, sim->comm));
+  TESS_MPI_CALL(MPI_Allreduce(&c.s.min, &st->min, 1, MPI_DOUBLE, MPI_MIN, sim->comm));
+  TESS_MPI_CALL(MPI_Allreduce(&c.s.max, &st->max, 1, MPI_DOUBLE, MPI_MAX, sim->comm));
+  TESS_MPI_CALL(MPI_Allreduce(&c.s.count, &gcount, 1, MPI_LONG, MPI_SUM, sim->comm));
+  st->sum = gsums[0];
+  st->sumsq = gsums[1];
+  st->count = gcount;
+  return TESS_OK;
+}

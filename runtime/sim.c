@@ -1,0 +1,387 @@
+/* sim.c — a simulation's life cycle: create, configure, setup (validate, decompose, allocate
+ * tiles and register their pieces with StarPU), destroy. See sim.h for the grids' vocabulary. */
+#include "sim.h"
+
+#include <math.h>
+#include <starpu_mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decomp.h"
+#include "error.h"
+
+static const char axis_name[3] = {'x', 'y', 'z'};
+
+tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
+  *out = NULL;
+  for (int i = 0; i < 3; i++)
+    TESS_CHECK(n[i] >= 1, TESS_ERR_ARG, "grid extent n%c = %d is invalid (allowed: >= 1)",
+               axis_name[i], n[i]);
+  tess_sim_t sim = calloc(1, sizeof *sim);
+  TESS_CHECK(sim, TESS_ERR_MEM, "cannot allocate a simulation");
+  TESS_MPI_CALL(MPI_Comm_dup(comm, &sim->comm));
+  MPI_Comm_rank(sim->comm, &sim->rank);
+  MPI_Comm_size(sim->comm, &sim->nranks);
+  for (int i = 0; i < 3; i++) {
+    sim->n[i] = n[i];
+    sim->h[i] = 1.0;
+  }
+  sim->mode = TESS_MODE_OVERLAP;
+  sim->device = TESS_DEVICE_AUTO;
+  pthread_mutex_init(&sim->log_lock, NULL);
+  *out = sim;
+  return TESS_OK;
+}
+
+#define TESS_CHECK_NOT_SETUP(sim)                                                                \
+  TESS_CHECK(!(sim)->is_setup, TESS_ERR_STATE, "%s must be called before tess_sim_setup", __func__)
+
+tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK((unsigned)mode < TESS_MODE_COUNT, TESS_ERR_ARG, "mode %d is invalid", (int)mode);
+  sim->mode = mode;
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_device(tess_sim_t sim, tess_device device) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK((unsigned)device < TESS_DEVICE_COUNT, TESS_ERR_ARG, "device %d is invalid", (int)device);
+  sim->device = device;
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK(tiles >= 0 && tiles <= 4096, TESS_ERR_ARG,
+             "tiles per rank = %d is invalid (allowed: 1..4096, or 0 for automatic)", tiles);
+  sim->tiles_req = tiles;
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]) {
+  TESS_CHECK_NOT_SETUP(sim);
+  for (int i = 0; i < 3; i++) sim->procs_req[i] = p[i];
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]) {
+  TESS_CHECK_NOT_SETUP(sim);
+  for (int i = 0; i < 3; i++) {
+    TESS_CHECK(h[i] > 0 && isfinite(h[i]), TESS_ERR_ARG,
+               "grid spacing h%c = %g is invalid (allowed: > 0)", axis_name[i], h[i]);
+    sim->h[i] = h[i];
+  }
+  return TESS_OK;
+}
+
+tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *id) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK(sim->nfields < TESS_MAX_FIELDS, TESS_ERR_ARG, "too many fields (at most %d)",
+             TESS_MAX_FIELDS);
+  TESS_CHECK(ncomp >= 1 && ncomp <= 64, TESS_ERR_ARG,
+             "field '%s' has %d components (allowed: 1..64)", name, ncomp);
+  tess_field *f = &sim->field[sim->nfields];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  f->nc = ncomp;
+  f->slot = sim->nfields;
+  *id = sim->nfields++;
+  return TESS_OK;
+}
+
+static tess_err check_field(tess_sim_t sim, int f, const char *what) {
+  TESS_CHECK(f >= 0 && f < sim->nfields, TESS_ERR_ARG, "%s field id %d is invalid (allowed: 0..%d)",
+             what, f, sim->nfields - 1);
+  return TESS_OK;
+}
+
+static tess_err check_stage(tess_sim_t sim, const tess_stage *st) {
+  const tess_kernel *k = st->kernel;
+  TESS_CHECK(k && k->cpu, TESS_ERR_ARG, "a stage needs a kernel with a CPU function");
+  TESS_CHECK((unsigned)k->shape < TESS_SHAPE_COUNT, TESS_ERR_ARG, "kernel '%s': invalid shape %d",
+             k->name, (int)k->shape);
+  TESS_CHECK(k->radius >= 0 && k->radius <= 8, TESS_ERR_ARG,
+             "kernel '%s': stencil radius %d is invalid (allowed: 0..8)", k->name, k->radius);
+  TESS_CHECK(st->nin >= 0 && st->nin <= TESS_MAX_IO && st->nout >= 1 && st->nout <= TESS_MAX_IO,
+             TESS_ERR_ARG, "kernel '%s': %d inputs and %d outputs (allowed: 0..%d and 1..%d)",
+             k->name, st->nin, st->nout, TESS_MAX_IO, TESS_MAX_IO);
+  for (int i = 0; i < st->nin; i++) TESS_CALL(check_field(sim, st->in[i], "input"));
+  for (int i = 0; i < st->nout; i++) TESS_CALL(check_field(sim, st->out[i], "output"));
+  for (int i = 0; i < st->nin + st->nout; i++)
+    for (int j = 0; j < i; j++) {
+      const int a = i < st->nin ? st->in[i] : st->out[i - st->nin];
+      const int b = j < st->nin ? st->in[j] : st->out[j - st->nin];
+      TESS_CHECK(a != b, TESS_ERR_ARG,
+                 "kernel '%s': field '%s' appears twice among the stage's inputs and outputs "
+                 "(a stage must not write a field it reads through its footprint)",
+                 k->name, sim->field[a].name);
+    }
+  return TESS_OK;
+}
+
+tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)", TESS_MAX_OPS);
+  TESS_CALL(check_stage(sim, stage));
+  tess_op *op = calloc(1, sizeof *op);
+  TESS_CHECK(op, TESS_ERR_MEM, "cannot allocate a stage");
+  op->kind = TESS_OP_STAGE;
+  op->stage = *stage;
+  if (stage->params_size) {
+    void *copy = malloc(stage->params_size);
+    if (!copy) {
+      free(op);
+      return TESS_ERROR(TESS_ERR_MEM, "cannot copy stage parameters");
+    }
+    memcpy(copy, stage->params, stage->params_size);
+    op->stage.params = copy;
+  }
+  sim->op[sim->nops++] = op;
+  return TESS_OK;
+}
+
+tess_err tess_sim_add_swap(tess_sim_t sim, int a, int b) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)", TESS_MAX_OPS);
+  TESS_CALL(check_field(sim, a, "swap"));
+  TESS_CALL(check_field(sim, b, "swap"));
+  TESS_CHECK(sim->field[a].nc == sim->field[b].nc, TESS_ERR_ARG,
+             "cannot swap '%s' (%d components) with '%s' (%d components)", sim->field[a].name,
+             sim->field[a].nc, sim->field[b].name, sim->field[b].nc);
+  tess_op *op = calloc(1, sizeof *op);
+  TESS_CHECK(op, TESS_ERR_MEM, "cannot allocate a swap");
+  op->kind = TESS_OP_SWAP;
+  op->swap[0] = a;
+  op->swap[1] = b;
+  sim->op[sim->nops++] = op;
+  return TESS_OK;
+}
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_index) {
+  int rc[3], lc[3];
+  for (int i = 0; i < 3; i++) {
+    rc[i] = gcoord[i] / sim->T[i];
+    lc[i] = gcoord[i] % sim->T[i];
+  }
+  if (local_index) *local_index = tess_decomp_index(sim->T, lc);
+  return tess_decomp_index(sim->P, rc);
+}
+
+void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int gcoord[3]) {
+  int rc[3], lc[3];
+  tess_decomp_coord(sim->P, rank, rc);
+  tess_decomp_coord(sim->T, local_index, lc);
+  for (int i = 0; i < 3; i++) gcoord[i] = rc[i] * sim->T[i] + lc[i];
+}
+
+size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc) {
+  return (size_t)sim->dim[0] * sim->dim[1] * sim->dim[2] * (size_t)nc * sizeof(double);
+}
+
+static tess_err choose_grids(tess_sim_t sim, int radius) {
+  char grid[64];
+  snprintf(grid, sizeof grid, "%dx%dx%d", sim->n[0], sim->n[1], sim->n[2]);
+  if (sim->procs_req[0] > 0) {
+    const int *p = sim->procs_req;
+    TESS_CHECK(p[0] > 0 && p[1] > 0 && p[2] > 0 && p[0] * p[1] * p[2] == sim->nranks, TESS_ERR_ARG,
+               "process grid %dx%dx%d does not match %d ranks", p[0], p[1], p[2], sim->nranks);
+    for (int i = 0; i < 3; i++) {
+      TESS_CHECK(sim->n[i] % p[i] == 0, TESS_ERR_ARG,
+                 "grid %s is not divisible by the process grid %dx%dx%d (n%c = %d, p%c = %d)",
+                 grid, p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
+      sim->P[i] = p[i];
+    }
+  } else if (tess_decomp_procs(sim->n, sim->nranks, radius, sim->P) != 0) {
+    return TESS_ERROR(TESS_ERR_ARG,
+                      "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
+                      "with every p_i dividing n_i)", grid, sim->nranks, sim->nranks);
+  }
+  int block[3];
+  for (int i = 0; i < 3; i++) block[i] = sim->n[i] / sim->P[i];
+  int tiles = sim->tiles_req;
+  if (tiles == 0) tiles = sim->device == TESS_DEVICE_CPU ? 1 : tess_ncuda_devices() > 0 ? tess_ncuda_devices() : 1;
+  if (tess_decomp_tiles(block, tiles, radius, sim->T) != 0)
+    return TESS_ERROR(TESS_ERR_ARG,
+                      "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
+                      block[0], block[1], block[2], tiles);
+  for (int i = 0; i < 3; i++) {
+    sim->G[i] = sim->P[i] * sim->T[i];
+    sim->tn[i] = sim->n[i] / sim->G[i];
+    sim->ghost[i] = sim->n[i] > 1 ? radius : 0;
+    sim->dim[i] = sim->tn[i] + 2 * sim->ghost[i];
+    TESS_CHECK(sim->n[i] == 1 || sim->tn[i] >= 2 * radius, TESS_ERR_ARG,
+               "grid %s is too small for stencil radius %d: a tile is %d cells along %c "
+               "(%d ranks x %d tiles on that axis), at least 2*radius = %d are needed",
+               grid, radius, sim->tn[i], axis_name[i], sim->P[i], sim->T[i], 2 * radius);
+  }
+  sim->ntiles = sim->T[0] * sim->T[1] * sim->T[2];
+  tess_decomp_coord(sim->P, sim->rank, sim->rank_coord);
+  return TESS_OK;
+}
+
+/* Workers allowed to run a tile's tasks: all CPU workers, or the CUDA workers of one GPU. */
+static tess_err place_tiles(tess_sim_t sim) {
+  int ids[STARPU_NMAXWORKERS];
+  const int nw = (int)starpu_worker_get_count();
+  const int words = (nw + 31) / 32;
+  int ndev = tess_ncuda_devices();
+  const int use_cuda = sim->device == TESS_DEVICE_CUDA || (sim->device == TESS_DEVICE_AUTO && ndev > 0);
+  TESS_CHECK(!use_cuda || ndev > 0, TESS_ERR_ARG,
+             "device 'cuda' was requested but StarPU started no CUDA worker on rank %d", sim->rank);
+  int devids[STARPU_NMAXWORKERS], ndevids = 0;
+  if (use_cuda) { /* distinct CUDA device ids, in worker order */
+    const int n = (int)starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+    for (int i = 0; i < n; i++) {
+      int d = starpu_worker_get_devid(ids[i]), seen = 0;
+      for (int j = 0; j < ndevids; j++) seen |= devids[j] == d;
+      if (!seen) devids[ndevids++] = d;
+    }
+  } else {
+    TESS_CHECK(starpu_cpu_worker_get_count() > 0, TESS_ERR_ARG,
+               "device 'cpu' was requested but StarPU started no CPU worker");
+  }
+  for (int l = 0; l < sim->ntiles; l++) {
+    tess_tile *t = &sim->tile[l];
+    t->workers = calloc((size_t)words, sizeof(uint32_t));
+    TESS_CHECK(t->workers, TESS_ERR_MEM, "cannot allocate a worker mask");
+    t->workers_len = (unsigned)words;
+    t->cuda = use_cuda;
+    t->node = STARPU_MAIN_RAM;
+    const int dev = use_cuda ? devids[l % ndevids] : -1;
+    for (int w = 0; w < nw; w++) {
+      const enum starpu_worker_archtype type = starpu_worker_get_type(w);
+      const int mine = use_cuda ? type == STARPU_CUDA_WORKER && starpu_worker_get_devid(w) == dev
+                                : type == STARPU_CPU_WORKER;
+      if (!mine) continue;
+      t->workers[w / 32] |= 1u << (w % 32);
+      t->node = starpu_worker_get_memory_node((unsigned)w);
+    }
+  }
+  return TESS_OK;
+}
+
+static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc) {
+  tess_storage *st = &t->slot[slot];
+  const size_t bytes = tess_sim_storage_bytes(sim, nc);
+  if (t->node == STARPU_MAIN_RAM) {
+    TESS_STARPU_CALL(starpu_malloc((void **)&st->base, bytes));
+    /* Poison: a cell read before anything wrote it shows up as NaN, never as a plausible 0. */
+    for (size_t i = 0; i < bytes / sizeof(double); i++) st->base[i] = NAN;
+  } else {
+    st->base = (double *)starpu_malloc_on_node(t->node, bytes);
+  }
+  TESS_CHECK(st->base, TESS_ERR_MEM, "cannot allocate %zu bytes for field slot %d on memory node %u",
+             bytes, slot, t->node);
+  const int X = sim->dim[0], Y = sim->dim[1];
+  for (int p = 0; p < TESS_NPIECES; p++) {
+    tess_box b;
+    tess_piece_box(sim->tn, sim->ghost, p, &b);
+    if (tess_box_empty(&b)) continue;
+    const size_t off = TESS_IDX(X, Y, nc, 0, b.lo[0], b.lo[1], b.lo[2]);
+    starpu_block_data_register(&st->piece[p], (int)t->node, (uintptr_t)(st->base + off),
+                               (uint32_t)X, (uint32_t)(X * nc * Y), (uint32_t)(b.hi[0] - b.lo[0]),
+                               (uint32_t)((b.hi[1] - b.lo[1]) * nc), (uint32_t)(b.hi[2] - b.lo[2]),
+                               sizeof(double));
+  }
+  return TESS_OK;
+}
+
+tess_err tess_sim_setup(tess_sim_t sim) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK(sim->nfields > 0, TESS_ERR_ARG, "the simulation has no field");
+  int radius = 0, nstages = 0;
+  for (int i = 0; i < sim->nops; i++)
+    if (sim->op[i]->kind == TESS_OP_STAGE) {
+      nstages++;
+      if (sim->op[i]->stage.kernel->radius > radius) radius = sim->op[i]->stage.kernel->radius;
+    }
+  TESS_CHECK(nstages > 0, TESS_ERR_ARG, "the step program has no stage");
+  TESS_CALL(choose_grids(sim, radius));
+
+  sim->tile = calloc((size_t)sim->ntiles, sizeof *sim->tile);
+  TESS_CHECK(sim->tile, TESS_ERR_MEM, "cannot allocate %d tiles", sim->ntiles);
+  for (int l = 0; l < sim->ntiles; l++) {
+    tess_tile *t = &sim->tile[l];
+    tess_sim_tile_gcoord(sim, sim->rank, l, t->gcoord);
+    t->id = t->gcoord[0] + sim->G[0] * (t->gcoord[1] + sim->G[1] * t->gcoord[2]);
+    for (int i = 0; i < 3; i++) t->origin[i] = (long)t->gcoord[i] * sim->tn[i];
+  }
+  TESS_CALL(place_tiles(sim));
+  for (int l = 0; l < sim->ntiles; l++)
+    for (int f = 0; f < sim->nfields; f++)
+      TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
+
+  for (int i = 0; i < sim->nops; i++) {
+    tess_op *op = sim->op[i];
+    if (op->kind != TESS_OP_STAGE) continue;
+    for (int p = 0; p < TESS_NPIECES; p++) {
+      int a[3];
+      tess_piece_coord(p, a);
+      if (a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
+      tess_footprint_reads(sim->tn, sim->ghost, op->stage.kernel->shape, op->stage.kernel->radius,
+                           p, &op->reads[p]);
+      op->halo_dirs |= tess_halo_dirs_in(sim->tn, sim->ghost, &op->reads[p]);
+    }
+    TESS_CALL(tess_op_init_codelet(sim, op, i));
+  }
+  sim->t0 = tess_now();
+  sim->is_setup = 1;
+  tess_log(TESS_LOG_INFO, "setup: grid %dx%dx%d, process grid %dx%dx%d, %d tiles/rank (%dx%dx%d), "
+           "tile %dx%dx%d, ghost %d, mode %s", sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1],
+           sim->P[2], sim->ntiles, sim->T[0], sim->T[1], sim->T[2], sim->tn[0], sim->tn[1],
+           sim->tn[2], radius, tess_mode_name(sim->mode));
+  return TESS_OK;
+}
+
+void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]) {
+  for (int i = 0; i < 3; i++) {
+    if (procs) procs[i] = sim->P[i];
+    if (tiles) tiles[i] = sim->T[i];
+  }
+}
+
+void tess_sim_describe(tess_sim_t sim) {
+  if (sim->rank != 0) return;
+  printf("grid %dx%dx%d on %d rank(s): process grid %dx%dx%d%s, %d tile(s) per rank (%dx%dx%d) "
+         "of %dx%dx%d cells on %s, ghost width %d, %s mode\n",
+         sim->n[0], sim->n[1], sim->n[2], sim->nranks, sim->P[0], sim->P[1], sim->P[2],
+         tess_decomp_is_pow2(sim->P) ? " (Morton order)" : "", sim->ntiles, sim->T[0], sim->T[1],
+         sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->tile[0].cuda ? "CUDA" : "CPU",
+         sim->ghost[0], tess_mode_name(sim->mode));
+}
+
+double tess_sim_time(tess_sim_t sim) { return sim->time; }
+long tess_sim_step(tess_sim_t sim) { return sim->step; }
+
+void tess_sim_destroy(tess_sim_t *psim) {
+  if (!psim || !*psim) return;
+  tess_sim_t sim = *psim;
+  if (sim->is_setup) {
+    starpu_task_wait_for_all();
+    starpu_mpi_wait_for_all(sim->comm);
+  }
+  tess_halo_release(sim);
+  for (int l = 0; sim->tile && l < sim->ntiles; l++) {
+    tess_tile *t = &sim->tile[l];
+    for (int f = 0; f < sim->nfields; f++) {
+      tess_storage *st = &t->slot[f];
+      for (int p = 0; p < TESS_NPIECES; p++)
+        if (st->piece[p]) starpu_data_unregister(st->piece[p]);
+      if (!st->base) continue;
+      if (t->node == STARPU_MAIN_RAM) starpu_free(st->base);
+      else starpu_free_on_node(t->node, (uintptr_t)st->base, tess_sim_storage_bytes(sim, sim->field[f].nc));
+    }
+    free(t->workers);
+  }
+  free(sim->tile);
+  for (int i = 0; i < sim->nops; i++) {
+    if (sim->op[i]->kind == TESS_OP_STAGE) free((void *)sim->op[i]->stage.params);
+    free(sim->op[i]);
+  }
+  free(sim->log);
+  pthread_mutex_destroy(&sim->log_lock);
+  MPI_Comm_free(&sim->comm);
+  free(sim);
+  *psim = NULL;
+}

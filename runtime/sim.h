@@ -1,0 +1,142 @@
+/* sim.h — the simulation object shared by the runtime's files (internal).
+ *
+ *   sim.c      create / configure / setup / destroy: decomposition, tiles, StarPU handles
+ *   tasks.c    the StarPU codelets of stages, task submission, task log, debug delay
+ *   halo.c     halo exchange of one field: pack -> (StarPU copy | StarPU-MPI) -> unpack
+ *   step.c     the step program: stages and swaps, overlapped or bulk-synchronous
+ *   io.c       fill, gather, statistics (the synchronisation points users ask for)
+ *
+ * Grids of three levels: the process grid P (one block per rank), the tile grid T inside a
+ * rank, and the global tile grid G = P * T. A tile's global coordinate is
+ * rank_coord * T + local_coord; its id is its lexicographic index in G.
+ */
+#ifndef TESS_SIM_H
+#define TESS_SIM_H
+
+#include <pthread.h>
+#include <starpu.h>
+
+#include "segments.h"
+#include "tessera.h"
+
+#define TESS_MAX_FIELDS 16
+#define TESS_MAX_OPS 64
+#define TESS_NAME_LEN 32
+
+typedef struct {
+  char name[TESS_NAME_LEN];
+  int nc;
+  int slot;            /* storage slot currently behind this field (swaps change it) */
+  uint32_t halo_valid; /* halo directions holding current data */
+} tess_field;
+
+typedef enum { TESS_OP_STAGE, TESS_OP_SWAP } tess_op_kind;
+
+typedef struct {
+  tess_op_kind kind;
+  tess_stage stage; /* params points at a private copy */
+  int swap[2];
+  /* derived at setup: pieces read per compute piece, halo directions needed */
+  tess_pieceset reads[TESS_NPIECES];
+  uint32_t halo_dirs;
+  struct starpu_codelet cl;
+  struct starpu_perfmodel model;
+  char model_name[64];
+} tess_op;
+
+typedef struct {
+  double *base;                               /* on the tile's memory node */
+  starpu_data_handle_t piece[TESS_NPIECES];   /* NULL for empty pieces */
+  starpu_data_handle_t sendbuf[TESS_NDIRS];   /* created on first use */
+  starpu_data_handle_t recvbuf[TESS_NDIRS];
+} tess_storage;
+
+typedef struct {
+  int id;        /* global tile id */
+  int gcoord[3]; /* coordinate in the global tile grid G */
+  long origin[3];/* global index of the first owned cell */
+  unsigned node; /* StarPU memory node of the storage */
+  int cuda;      /* 1: runs on a GPU */
+  uint32_t *workers; /* bitmap of the workers allowed to run this tile's tasks */
+  unsigned workers_len;
+  tess_storage slot[TESS_MAX_FIELDS];
+} tess_tile;
+
+typedef struct {
+  int tile, dir;
+  double seconds;
+  int active;
+} tess_delay;
+
+struct tess_sim_s {
+  MPI_Comm comm;
+  int rank, nranks;
+  int n[3];
+  double h[3];
+  tess_mode mode;
+  tess_device device;
+  int tiles_req;
+  int procs_req[3];
+  int is_setup;
+
+  int nfields;
+  tess_field field[TESS_MAX_FIELDS];
+  int nops;
+  tess_op *op[TESS_MAX_OPS];
+
+  /* decided at setup */
+  int ghost[3];        /* ghost width per axis: max radius on active axes, 0 elsewhere */
+  int P[3], T[3], G[3];
+  int tn[3];           /* owned extent of a tile */
+  int dim[3];          /* padded tile extent */
+  int rank_coord[3];
+  int ntiles;          /* on this rank */
+  tess_tile *tile;
+
+  double time, dt;
+  long step;
+  double t0; /* wall-clock origin for the task log */
+
+  pthread_mutex_t log_lock;
+  int log_on;
+  tess_task_record *log;
+  size_t log_len, log_cap;
+  tess_delay delay;
+};
+
+/* sim.c */
+int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_index);
+void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int gcoord[3]);
+size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc);
+
+/* tasks.c */
+typedef struct {
+  struct starpu_codelet *cl;
+  void *arg; /* malloc'd, freed by StarPU */
+  size_t arg_size;
+  int nbuf;
+  starpu_data_handle_t handle[STARPU_NMAXBUFS];
+  enum starpu_data_access_mode mode[STARPU_NMAXBUFS];
+  int priority;
+  const tess_tile *tile; /* restricts the task to the tile's workers; NULL: any worker */
+  tess_task_kind kind;
+  int log_tile, dir, stage;
+} tess_task_spec;
+tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
+void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h, enum starpu_data_access_mode m);
+void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st, const tess_pieceset *set,
+                               enum starpu_data_access_mode m);
+tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
+tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
+tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op);
+double tess_now(void);
+
+/* halo.c */
+tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage);
+void tess_halo_release(tess_sim_t sim);
+
+/* Priorities: data leaving the tile first (the critical path), then the outer segments that
+ * wait on it, then the inner bulk (Astaroth's stream priorities). */
+enum { TESS_PRIO_INNER = 0, TESS_PRIO_OUTER = 1, TESS_PRIO_HALO = 2 };
+
+#endif

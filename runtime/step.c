@@ -1,0 +1,77 @@
+/* step.c — executing the step program: for each stage, exchange the stale halos it reads,
+ * then submit its inner and outer segments; swaps only relabel storage.
+ *
+ * Overlapped mode submits all `nsteps` steps without waiting: StarPU's data dependencies
+ * alone order the tasks, so step k+1's packs start as soon as the segments they read are
+ * done. Bulk-synchronous mode is the A/B baseline: every exchange is waited for before any
+ * computation, and every computation before the next exchange.
+ */
+#include <starpu_mpi.h>
+
+#include "error.h"
+#include "sim.h"
+
+static tess_err run_stage(tess_sim_t sim, int index, const tess_op *op) {
+  const tess_stage *st = &op->stage;
+  for (int k = 0; k < st->nin; k++) {
+    tess_field *f = &sim->field[st->in[k]];
+    const uint32_t stale = op->halo_dirs & ~f->halo_valid;
+    if (!stale) continue;
+    TESS_CALL(tess_halo_exchange(sim, st->in[k], stale, index));
+    f->halo_valid |= stale;
+  }
+  if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
+  TESS_CALL(tess_submit_compute(sim, index, op));
+  if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
+  for (int k = 0; k < st->nout; k++) sim->field[st->out[k]].halo_valid = 0;
+  return TESS_OK;
+}
+
+static void run_swap(tess_sim_t sim, const tess_op *op) {
+  tess_field *a = &sim->field[op->swap[0]], *b = &sim->field[op->swap[1]];
+  const int slot = a->slot;
+  const uint32_t valid = a->halo_valid;
+  a->slot = b->slot;
+  a->halo_valid = b->halo_valid;
+  b->slot = slot;
+  b->halo_valid = valid;
+}
+
+tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
+  TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "tess_sim_run needs tess_sim_setup first");
+  TESS_CHECK(nsteps >= 0, TESS_ERR_ARG, "number of steps %d is invalid (allowed: >= 0)", nsteps);
+  sim->dt = dt;
+  pthread_mutex_lock(&sim->log_lock);
+  sim->log_len = 0;
+  pthread_mutex_unlock(&sim->log_lock);
+  for (int s = 0; s < nsteps; s++) {
+    for (int i = 0; i < sim->nops; i++) {
+      const tess_op *op = sim->op[i];
+      if (op->kind == TESS_OP_STAGE) TESS_CALL(run_stage(sim, i, op));
+      else run_swap(sim, op);
+    }
+    sim->time += dt;
+    sim->step++;
+  }
+  TESS_STARPU_CALL(starpu_task_wait_for_all());
+  TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_task_log(tess_sim_t sim, int on) {
+  sim->log_on = on;
+  return TESS_OK;
+}
+
+const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count) {
+  *count = sim->log_len;
+  return sim->log;
+}
+
+tess_err tess_sim_debug_delay(tess_sim_t sim, int tile, int dir, double seconds) {
+  TESS_CHECK(dir >= 0 && dir < TESS_NDIRS && dir != TESS_DIR_CENTER, TESS_ERR_ARG,
+             "delay direction %d is invalid (allowed: 0..26 except 13)", dir);
+  TESS_CHECK(seconds >= 0, TESS_ERR_ARG, "delay %g s is invalid (allowed: >= 0)", seconds);
+  sim->delay = (tess_delay){tile, dir, seconds, seconds > 0};
+  return TESS_OK;
+}

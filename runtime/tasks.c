@@ -1,0 +1,257 @@
+/* tasks.c — turning specs into StarPU tasks: the codelet of each stage, submission with the
+ * tile's worker restriction and priority, the completion log, and the debug delay gate.
+ *
+ * A stage's codelet has a variable number of buffers: the pieces it reads (R) and writes
+ * (W/RW). The buffers carry the dependencies; the kernel addresses the tile through the base
+ * pointers in its tess_region, which are valid because a tile's tasks only run on workers of
+ * the memory node where its pieces live (their home node), so StarPU never moves them.
+ * stage_check() verifies that promise on every call.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "sim.h"
+
+double tess_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The cl_arg of a stage task: the region, then the stage's parameter block. */
+typedef struct {
+  tess_region r;
+  const tess_kernel *kernel;
+  uintptr_t expect0; /* where buffer 0 must point on the executing node */
+} stage_arg;
+
+static const tess_region *stage_region(void *buffers[], void *cl_arg) {
+  stage_arg *a = cl_arg;
+  a->r.params = a + 1; /* the parameter copy follows the struct (cl_arg may have moved) */
+  if (STARPU_BLOCK_GET_PTR(buffers[0]) != a->expect0) {
+    fprintf(stderr, "tessera: kernel '%s' runs on a memory node that does not hold its tile\n",
+            a->kernel->name);
+    abort();
+  }
+  return &a->r;
+}
+
+static void stage_cpu(void *buffers[], void *cl_arg) {
+  const tess_region *r = stage_region(buffers, cl_arg);
+  ((stage_arg *)cl_arg)->kernel->cpu(r);
+}
+
+#ifdef STARPU_USE_CUDA
+static void stage_cuda(void *buffers[], void *cl_arg) {
+  const tess_region *r = stage_region(buffers, cl_arg);
+  ((stage_arg *)cl_arg)->kernel->cuda(r, starpu_cuda_get_local_stream());
+}
+#endif
+
+tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
+  const tess_kernel *k = op->stage.kernel;
+  (void)sim;
+  struct starpu_codelet *cl = &op->cl;
+  starpu_codelet_init(cl);
+  cl->cpu_funcs[0] = stage_cpu;
+  cl->where = STARPU_CPU;
+#ifdef STARPU_USE_CUDA
+  if (k->cuda) {
+    cl->cuda_funcs[0] = stage_cuda;
+    cl->cuda_flags[0] = STARPU_CUDA_ASYNC;
+    cl->where |= STARPU_CUDA;
+  }
+#endif
+  cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
+  cl->name = k->name;
+  snprintf(op->model_name, sizeof op->model_name, "tess_%s_%d", k->name ? k->name : "stage", index);
+  op->model.type = STARPU_HISTORY_BASED;
+  op->model.symbol = op->model_name;
+  cl->model = &op->model;
+  return TESS_OK;
+}
+
+void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h, enum starpu_data_access_mode m) {
+  if (spec->nbuf >= STARPU_NMAXBUFS) {
+    fprintf(stderr, "tessera: a task needs more than STARPU_NMAXBUFS = %d buffers\n", STARPU_NMAXBUFS);
+    abort();
+  }
+  spec->handle[spec->nbuf] = h;
+  spec->mode[spec->nbuf++] = m;
+}
+
+void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st, const tess_pieceset *set,
+                               enum starpu_data_access_mode m) {
+  for (int p = 0; p < TESS_NPIECES; p++)
+    if (tess_pieceset_has(set, p) && st->piece[p]) tess_task_spec_add(spec, st->piece[p], m);
+}
+
+/* ---- completion log and delay gate -------------------------------------------------------- */
+
+typedef struct {
+  tess_sim_t sim;
+  tess_task_record rec;
+} log_arg;
+
+static void log_done(void *arg) {
+  log_arg *a = arg;
+  tess_sim_t sim = a->sim;
+  a->rec.t_end = tess_now() - sim->t0;
+  pthread_mutex_lock(&sim->log_lock);
+  if (sim->log_len == sim->log_cap) {
+    size_t cap = sim->log_cap ? 2 * sim->log_cap : 1024;
+    tess_task_record *grown = realloc(sim->log, cap * sizeof *grown);
+    if (grown) {
+      sim->log = grown;
+      sim->log_cap = cap;
+    }
+  }
+  if (sim->log_len < sim->log_cap) sim->log[sim->log_len++] = a->rec;
+  pthread_mutex_unlock(&sim->log_lock);
+}
+
+typedef struct {
+  struct starpu_task *task;
+  double seconds;
+} gate_arg;
+
+static void *gate_timer(void *arg) {
+  gate_arg *g = arg;
+  struct timespec ts = {(time_t)g->seconds, (long)((g->seconds - (double)(time_t)g->seconds) * 1e9)};
+  nanosleep(&ts, NULL);
+  starpu_task_end_dep_release(g->task);
+  free(g);
+  return NULL;
+}
+
+/* Runs on a CPU worker and returns at once; the task (and so everything that depends on its
+ * buffer) completes only when the timer thread releases it: a slow link, no busy worker. */
+static void gate_cpu(void *buffers[], void *cl_arg) {
+  (void)buffers;
+  gate_arg *g = malloc(sizeof *g);
+  g->task = starpu_task_get_current();
+  g->seconds = *(double *)cl_arg;
+  starpu_task_end_dep_add(g->task, 1);
+  pthread_t th;
+  pthread_create(&th, NULL, gate_timer, g);
+  pthread_detach(th);
+}
+
+static struct starpu_codelet gate_cl = {
+    .cpu_funcs = {gate_cpu},
+    .nbuffers = 1,
+    .modes = {STARPU_RW},
+    .name = "delay",
+};
+
+tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
+  struct starpu_task *t = starpu_task_create();
+  t->cl = spec->cl;
+  t->cl_arg = spec->arg;
+  t->cl_arg_size = spec->arg_size;
+  t->cl_arg_free = 1;
+  t->nbuffers = spec->nbuf;
+  for (int i = 0; i < spec->nbuf; i++) {
+    STARPU_TASK_SET_HANDLE(t, spec->handle[i], i);
+    STARPU_TASK_SET_MODE(t, spec->mode[i], i);
+  }
+  t->priority = spec->priority;
+  t->name = tess_task_kind_name(spec->kind);
+  if (spec->tile) {
+    t->workerids = spec->tile->workers;
+    t->workerids_len = spec->tile->workers_len;
+  }
+  if (sim->log_on) {
+    log_arg *a = malloc(sizeof *a);
+    TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a log record");
+    a->sim = sim;
+    a->rec = (tess_task_record){spec->kind, spec->log_tile, spec->dir, spec->stage, sim->step, 0};
+    t->callback_func = log_done;
+    t->callback_arg = a;
+    t->callback_arg_free = 1;
+  }
+  const int r = starpu_task_submit(t);
+  TESS_CHECK(r == 0, TESS_ERR_STARPU, "starpu_task_submit(%s) returned %d", t->name, r);
+  return TESS_OK;
+}
+
+/* Holds `h` back by the configured delay: submitted between its producer and its consumer. */
+tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
+  double *secs = malloc(sizeof *secs);
+  TESS_CHECK(secs, TESS_ERR_MEM, "cannot allocate a gate");
+  *secs = sim->delay.seconds;
+  struct starpu_task *t = starpu_task_create();
+  t->cl = &gate_cl;
+  t->cl_arg = secs;
+  t->cl_arg_size = sizeof *secs;
+  t->cl_arg_free = 1;
+  t->handles[0] = h;
+  t->priority = STARPU_MAX_PRIO;
+  TESS_STARPU_CALL(starpu_task_submit(t));
+  return TESS_OK;
+}
+
+tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
+  const tess_stage *st = &op->stage;
+  for (int l = 0; l < sim->ntiles; l++) {
+    const tess_tile *tile = &sim->tile[l];
+    for (int p = 0; p < TESS_NPIECES; p++) {
+      int a[3];
+      tess_piece_coord(p, a);
+      if (a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
+      const tess_storage *out0 = &tile->slot[sim->field[st->out[0]].slot];
+      if (!out0->piece[p]) continue;
+
+      stage_arg *arg = malloc(sizeof *arg + st->params_size);
+      TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a task argument");
+      memset(arg, 0, sizeof *arg);
+      tess_region *r = &arg->r;
+      tess_box b;
+      tess_piece_box(sim->tn, sim->ghost, p, &b);
+      for (int i = 0; i < 3; i++) {
+        r->lo[i] = b.lo[i];
+        r->hi[i] = b.hi[i];
+        r->dim[i] = sim->dim[i];
+        r->ghost[i] = sim->ghost[i];
+        r->origin[i] = tile->origin[i] - sim->ghost[i];
+        r->global[i] = sim->n[i];
+        r->h[i] = sim->h[i];
+      }
+      r->nin = st->nin;
+      r->nout = st->nout;
+      r->t = sim->time;
+      r->dt = sim->dt;
+      r->stage = op_index;
+      if (st->params_size) memcpy(arg + 1, st->params, st->params_size);
+      arg->kernel = st->kernel;
+
+      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl, .arg = arg,
+                             .arg_size = sizeof *arg + st->params_size, .tile = tile,
+                             .log_tile = tile->id, .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
+                             .stage = op_index};
+      spec.kind = spec.dir == TESS_DIR_CENTER ? TESS_TASK_INNER : TESS_TASK_OUTER;
+      spec.priority = spec.dir == TESS_DIR_CENTER ? TESS_PRIO_INNER : TESS_PRIO_OUTER;
+      /* Buffer 0 is the first output piece: stage_check() compares its address. */
+      for (int k = 0; k < st->nout; k++) {
+        const tess_field *f = &sim->field[st->out[k]];
+        const tess_storage *s = &tile->slot[f->slot];
+        r->out[k] = s->base;
+        r->out_nc[k] = f->nc;
+        tess_task_spec_add(&spec, s->piece[p], (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
+      }
+      arg->expect0 = (uintptr_t)(r->out[0] + TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0], 0,
+                                                      b.lo[0], b.lo[1], b.lo[2]));
+      for (int k = 0; k < st->nin; k++) {
+        const tess_field *f = &sim->field[st->in[k]];
+        const tess_storage *s = &tile->slot[f->slot];
+        r->in[k] = s->base;
+        r->in_nc[k] = f->nc;
+        tess_task_spec_add_pieces(&spec, s, &op->reads[p], STARPU_R);
+      }
+      TESS_CALL(tess_task_submit(sim, &spec));
+    }
+  }
+  return TESS_OK;
+}

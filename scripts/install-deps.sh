@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# install-deps.sh — everything Tessera needs on a fresh Debian bookworm machine.
+#
+#   1. Debian packages (compilers, CMake, Open MPI, hwloc, FxT, libpng, ...), via apt-get.
+#   2. StarPU 1.3.10 built from Debian's own source package with MPI + FxT, and CUDA when
+#      `nvcc` is found (the project's CUDA-13 patch applied), into a cache outside the repo:
+#         $TESSERA_CACHE/starpu-1.3.10-<patch hash>-<cuda|cpu>     (default ~/.cache/tessera)
+#      A cached install is reused as is, so CI and later sessions pay the ~3 min build once.
+#
+# Prints the StarPU prefix as its last line of stdout (everything else goes to stderr), so
+# callers can do:  prefix=$(scripts/install-deps.sh | tail -n1)
+# Run as root (or with sudo available) on Debian; idempotent.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+STARPU_VERSION=1.3.10
+PATCH="$here/starpu-$STARPU_VERSION-cuda13.patch"
+CACHE=${TESSERA_CACHE:-$HOME/.cache/tessera}
+# Compile-time limits: tasks of the runtime read up to 27 interior pieces + halo pieces of
+# one field group and write one; 64 buffers leaves room for stages reading two groups.
+MAXBUFFERS=64 MAXCPUS=128 MAXCUDADEV=8
+
+log() { printf '[install-deps] %s\n' "$*" >&2; }
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+pkgs=(build-essential cmake pkg-config dpkg-dev ca-certificates
+      libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
+      libpng-dev libinih-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+fi
+
+variant=cpu
+NVCC=$(command -v nvcc || true)
+[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+[ -n "${TESSERA_NO_CUDA:-}" ] && NVCC=""
+[ -n "$NVCC" ] && variant=cuda
+phash=$( { cat "$PATCH"; echo "$MAXBUFFERS $MAXCPUS $MAXCUDADEV"; } | sha256sum | cut -c1-10)
+prefix="$CACHE/starpu-$STARPU_VERSION-$phash-$variant"
+
+if [ -f "$prefix/.complete" ]; then
+  log "StarPU $STARPU_VERSION ($variant) cached at $prefix"
+  echo "$prefix"
+  exit 0
+fi
+
+# Debian's source package needs a deb-src entry for bookworm main.
+if ! apt-get indextargets --format '$(IDENTIFIER)' 2>/dev/null | grep -qx 'Sources'; then
+  log "adding a deb-src entry for bookworm main"
+  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+    $SUDO tee /etc/apt/sources.list.d/tessera-src.sources >/dev/null
+  $SUDO apt-get update -qq >&2
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+log "fetching StarPU $STARPU_VERSION source from Debian"
+apt-get source --download-only "starpu=$STARPU_VERSION+dfsg-2" >&2 2>/dev/null ||
+  apt-get source --download-only starpu >&2
+tar xzf starpu_$STARPU_VERSION+dfsg.orig.tar.gz
+cd starpu-$STARPU_VERSION+dfsg
+
+cfg=(--prefix="$prefix" --enable-mpi --with-fxt
+     --enable-maxcpus=$MAXCPUS --enable-maxcudadev=$MAXCUDADEV --enable-maxbuffers=$MAXBUFFERS
+     --disable-opencl --disable-build-doc --disable-build-examples --disable-build-tests
+     --disable-socl --disable-starpufft --disable-fortran --disable-hdf5 --disable-mlr)
+if [ "$variant" = cuda ]; then
+  log "nvcc found ($NVCC): building with CUDA, applying $(basename "$PATCH")"
+  patch -p1 < "$PATCH" >&2
+  cudadir=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+  cfg+=(--enable-cuda --with-cuda-dir="$cudadir" NVCCFLAGS="-arch=sm_90")
+else
+  cfg+=(--disable-cuda)
+fi
+log "configuring: ${cfg[*]}"
+./configure "${cfg[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; exit 1; }
+grep -E "CUDA enabled|MPI enabled|FxT trace enabled" "$work/configure.log" >&2 || true
+log "building (a few minutes)"
+make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
+rm -rf "$prefix"
+make install >"$work/install.log" 2>&1 || { tail -40 "$work/install.log" >&2; exit 1; }
+touch "$prefix/.complete"
+log "StarPU installed at $prefix"
+echo "$prefix"
