@@ -31,6 +31,11 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
              "the MPI library provides thread level %d; StarPU-MPI needs at least MPI_THREAD_SERIALIZED",
              provided);
 
+  /* StarPU built with FxT records a trace unless told not to; tracing is opt-in here. StarPU's
+   * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
+  setenv("STARPU_FXT_TRACE", "0", 0);
+  if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
+
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (opts->ncpu > 0) conf.ncpus = opts->ncpu;
@@ -38,12 +43,18 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   conf.nopencl = 0;
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)", r);
+  /* TESS_PROFILE=1: StarPU's per-worker and bus summaries at finalize (where time goes). */
+  if (getenv("TESS_PROFILE")) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers", starpu_cpu_worker_get_count(),
            starpu_cuda_worker_get_count());
   return TESS_OK;
 }
 
 tess_err tess_finalize(void) {
+  if (getenv("TESS_PROFILE") && my_rank == 0) {
+    starpu_profiling_worker_helper_display_summary();
+    starpu_profiling_bus_helper_display_summary();
+  }
   starpu_mpi_shutdown();
   if (started_mpi) MPI_Finalize();
   my_rank = -1;

@@ -1,6 +1,6 @@
 /* io.c — the synchronisation points users ask for: fill initial data, gather a component to
  * rank 0, global statistics. Each visits the owned pieces of every local tile through
- * starpu_data_acquire, which brings a GPU tile's piece to host memory (and, for writes,
+ * starpu_data_acquire_on_node, which brings a GPU tile's piece to host memory (and, for writes,
  * invalidates the GPU copy so the next task fetches it back).
  */
 #include <float.h>
@@ -37,12 +37,14 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
       tess_piece_coord(p, a);
       starpu_data_handle_t h = t->slot[f->slot].piece[p];
       if (!h || a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
-      TESS_STARPU_CALL(starpu_data_acquire(h, mode));
-      piece_view v = {(double *)starpu_block_get_local_ptr(h), starpu_block_get_local_ldy(h),
-                      starpu_block_get_local_ldz(h), f->nc, {{0}, {0}}};
+      /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node,
+       * which is the GPU for a GPU tile. */
+      TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, mode));
+      const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+      piece_view v = {(double *)b->ptr, b->ldy, b->ldz, f->nc, {{0}, {0}}};
       tess_piece_box(sim->tn, sim->ghost, p, &v.box);
       fn(sim, t, &v, ctx);
-      starpu_data_release(h);
+      starpu_data_release_on_node(h, STARPU_MAIN_RAM);
     }
   }
   return TESS_OK;

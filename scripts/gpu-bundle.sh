@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# gpu-bundle.sh — builds with CUDA here and packs the runtime libraries, StarPU and the build
+# into .gpu-bundle/ (git-ignored) for the device tool: run(carry=[".gpu-bundle"], command=
+# "scripts/gpu-check.sh .gpu-bundle").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh build-gpu
+prefix=$(cat build-gpu/starpu-prefix)
+rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build
+# Only what runs: binaries, not object files.
+(cd build-gpu && find apps tests -maxdepth 2 -type f -executable -print0 | cpio -0pdm /tmp/tess-bundle-build/build 2>/dev/null)
+../shared/gpu-host/make-bundle.sh .gpu-bundle "$prefix" /tmp/tess-bundle-build/build

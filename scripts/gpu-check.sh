@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gpu-check.sh — runs on the GPU host from inside a bundle (scripts/gpu-bundle.sh), writes
+# logs under $OUT. Checks CUDA against CPU results and times the heat app, overlapped vs
+# bulk-synchronous, on every GPU count the host has.
+#   usage: gpu-check.sh BUNDLE_DIR [quick]
+set -uo pipefail
+bundle=$(cd "$1" && pwd); quick=${2:-}
+source "$bundle/env.sh"
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+B=$bundle/extra/build
+heat=$B/apps/heat/tess-heat cmpx=$B/tests/dump_compare
+export STARPU_SILENT=1 STARPU_HOME=/tmp/starpu-home
+ngpu=$(nvidia-smi -L | wc -l)
+nvidia-smi -L
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+export PMIX_MCA_pcompress_base_silence_warning=1
+t() { "$@" 2>&1 | tee -a "$out/runs.log" | grep -E "time per step|check:|process grid|error" ; }
+
+log "CPU vs CUDA, heat 3D order 6, 64^3, 20 steps"
+STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 20 --dump /tmp/cpu.bin
+t $heat --device cuda --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu1.bin
+t $heat --device cuda --tiles 4 --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu4.bin
+log "$($cmpx /tmp/cpu.bin /tmp/gpu1.bin) [cpu vs 1 gpu tile]"
+log "$($cmpx /tmp/cpu.bin /tmp/gpu4.bin) [cpu vs 4 tiles on gpu]"
+if [ "$ngpu" -ge 2 ]; then
+  t $heat --device cuda --tiles 2 --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu2.bin
+  log "$($cmpx /tmp/cpu.bin /tmp/gpu2.bin) [cpu vs 1 rank x 2 gpus]"
+  t mpirun -np 2 bash -c 'STARPU_NCUDA=1 STARPU_WORKERS_CUDAID=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' \
+    $heat --device cuda --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu2r.bin
+  log "$($cmpx /tmp/cpu.bin /tmp/gpu2r.bin) [cpu vs 2 ranks x 1 gpu]"
+fi
+[ -n "$quick" ] && exit 0
+
+for n in 256; do
+  for mode in overlap bulk; do
+    log "heat 3D order 6 ${n}^3, 1 GPU, $mode"
+    t $heat --device cuda --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+    log "heat 3D order 6 ${n}^3, 1 GPU x 8 tiles, $mode"
+    t $heat --device cuda --tiles 8 --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+    if [ "$ngpu" -ge 2 ]; then
+      log "heat 3D order 6 ${n}^3, 1 rank x 2 GPUs, $mode"
+      t $heat --device cuda --tiles 2 --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+      log "heat 3D order 6 ${n}^3, 2 ranks x 1 GPU, $mode"
+      t mpirun -np 2 bash -c 'STARPU_NCUDA=1 STARPU_WORKERS_CUDAID=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' \
+        $heat --device cuda --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+    fi
+  done
+done

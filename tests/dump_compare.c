@@ -1,0 +1,56 @@
+/* dump_compare A B [max_ulp] — compares two raw float64 dumps of equal size: prints the
+ * maximum absolute difference and the maximum difference in units in the last place
+ * (digest section 5: ulp(m) = 2^(floor(log2|m|) - 52), minimum normal for m = 0).
+ * Exit 0 when max ulp <= max_ulp (default 0: bitwise), 1 otherwise, 2 on I/O errors. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double *load(const char *path, long *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *n = ftell(f) / (long)sizeof(double);
+  rewind(f);
+  double *v = malloc((size_t)*n * sizeof(double) + 1);
+  if (v && fread(v, sizeof(double), (size_t)*n, f) != (size_t)*n) {
+    free(v);
+    v = NULL;
+  }
+  fclose(f);
+  return v;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: dump_compare A B [max_ulp]\n");
+    return 2;
+  }
+  const double tol = argc > 3 ? atof(argv[3]) : 0;
+  long na, nb;
+  double *a = load(argv[1], &na), *b = load(argv[2], &nb);
+  if (!a || !b || na != nb) {
+    fprintf(stderr, "dump_compare: cannot read '%s' and '%s' as dumps of equal size\n", argv[1], argv[2]);
+    return 2;
+  }
+  double max_abs = 0, max_ulp = 0;
+  long worst = 0;
+  for (long i = 0; i < na; i++) {
+    if (isnan(a[i]) || isnan(b[i])) {
+      max_ulp = INFINITY;
+      worst = i;
+      break;
+    }
+    const double m = fabs(a[i]);
+    const double ulp = m > 0 ? ldexp(1.0, ilogb(m) - 52) : DBL_MIN;
+    const double d = fabs(a[i] - b[i]);
+    if (d > max_abs) max_abs = d;
+    if (d / ulp > max_ulp) {
+      max_ulp = d / ulp;
+      worst = i;
+    }
+  }
+  printf("cells %ld  max |a-b| %.3e  max ulp %.2f (cell %ld)\n", na, max_abs, max_ulp, worst);
+  return max_ulp <= tol ? 0 : 1;
+}

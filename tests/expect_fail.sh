@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# expect_fail.sh REGEX CMD... — passes when CMD exits non-zero within 60 s (no hang) and its
+# output matches REGEX (the message names the bad value).
+set -u
+regex=$1; shift
+out=$(timeout 60 "$@" 2>&1); rc=$?
+printf '%s\n' "$out" | tail -n 15
+if [ "$rc" -eq 0 ]; then echo "FAIL: exited 0"; exit 1; fi
+if [ "$rc" -eq 124 ]; then echo "FAIL: timed out (hang?)"; exit 1; fi
+if ! printf '%s\n' "$out" | grep -Eq -- "$regex"; then echo "FAIL: output does not match /$regex/"; exit 1; fi
+echo "ok: exit $rc, message matches /$regex/"

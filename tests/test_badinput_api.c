@@ -1,0 +1,58 @@
+/* test_badinput_api — the library refuses bad compositions with TESS_ERR_ARG: a stencil
+ * radius beyond what the runtime supports, a stage writing a field it reads through its
+ * footprint, unknown fields, and setters after setup (TESS_ERR_STATE). */
+#include <stdio.h>
+
+#include "heat.h"
+#include "tessera.h"
+
+static int failures = 0;
+#define EXPECT_ERR(expr, code)                                                                   \
+  do {                                                                                           \
+    tess_err e_ = (expr);                                                                        \
+    if (e_ != (code)) {                                                                          \
+      printf("FAIL: %s returned %s, expected %s\n", #expr, tess_err_name(e_), tess_err_name(code)); \
+      failures++;                                                                                \
+    }                                                                                            \
+  } while (0)
+
+static void noop(const tess_region *r) { (void)r; }
+
+int main(int argc, char **argv) {
+  if (tess_init(&argc, &argv, NULL)) return 1;
+  const int n[3] = {32, 32, 1};
+  tess_sim_t sim;
+  int u, v;
+  EXPECT_ERR(tess_sim_create(MPI_COMM_WORLD, (int[3]){0, 4, 4}, &sim), TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_create(MPI_COMM_WORLD, n, &sim), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "u", 1, &u), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "v", 1, &v), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "w", 0, &v), TESS_ERR_ARG);
+  const tess_kernel wide = {"wide", noop, NULL, TESS_SHAPE_STAR, 12};
+  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &wide, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u},
+                                                   .nout = 1, .out = {u}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {7},
+                                                   .nout = 1, .out = {v}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG); /* no stage yet */
+  const tess_heat_params prm = {1};
+  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u},
+                                                   .nout = 1, .out = {v}, .params = &prm,
+                                                   .params_size = sizeof prm}),
+             TESS_OK);
+  EXPECT_ERR(tess_sim_setup(sim), TESS_OK);
+  EXPECT_ERR(tess_sim_set_tiles(sim, 2), TESS_ERR_STATE);
+  EXPECT_ERR(tess_sim_run(sim, -1, 1e-4), TESS_ERR_ARG);
+  tess_sim_destroy(&sim);
+  if (sim) {
+    printf("FAIL: destroy did not clear the handle\n");
+    failures++;
+  }
+  tess_sim_destroy(&sim); /* NULL-safe */
+  printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
+  tess_finalize();
+  return failures ? 1 : 0;
+}
