@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "sim.h"
 #include "tessera.h"
 
 static int my_rank = -1, my_size = 0, started_mpi = 0;
@@ -12,7 +13,24 @@ static int my_rank = -1, my_size = 0, started_mpi = 0;
 int tess_rank(void) { return my_rank; }
 int tess_nranks(void) { return my_size; }
 
-int tess_ncuda_devices(void) { return my_rank >= 0 ? (int)starpu_cuda_worker_get_count() : 0; }
+/* Distinct GPUs behind this rank's CUDA workers, in worker order (STARPU_NWORKER_PER_CUDA may
+ * give several workers per GPU). */
+int tess_cuda_devids(int devs[STARPU_NMAXWORKERS]) {
+  int ids[STARPU_NMAXWORKERS], ndev = 0;
+  if (my_rank < 0) return 0;
+  const int n = (int)starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+  for (int i = 0; i < n; i++) {
+    int d = starpu_worker_get_devid(ids[i]), seen = 0;
+    for (int j = 0; j < ndev; j++) seen |= devs[j] == d;
+    if (!seen) devs[ndev++] = d;
+  }
+  return ndev;
+}
+
+int tess_ncuda_devices(void) {
+  int devs[STARPU_NMAXWORKERS];
+  return tess_cuda_devids(devs);
+}
 
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
@@ -34,6 +52,10 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   /* StarPU built with FxT records a trace unless told not to; tracing is opt-in here. StarPU's
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
   setenv("STARPU_FXT_TRACE", "0", 0);
+  /* dmdas (data-aware, priority-sorted, model-based) respects the pack > outer > inner
+   * priorities and the per-tile worker masks; StarPU's default (lws) bounces masked tasks
+   * between workers: 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. */
+  setenv("STARPU_SCHED", "dmdas", 0);
   if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
 
   struct starpu_conf conf;

@@ -179,6 +179,23 @@ size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc) {
   return (size_t)sim->dim[0] * sim->dim[1] * sim->dim[2] * (size_t)nc * sizeof(double);
 }
 
+static int uses_cuda(const tess_sim_t sim) {
+  return sim->device == TESS_DEVICE_CUDA || (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
+}
+
+/* Default tiles per rank: one per GPU; on CPUs one per CPU worker, so that every worker has an
+ * inner segment to chew on, reduced until the tiles are at least 2*radius wide. */
+static int auto_tiles(tess_sim_t sim, const int block[3], int radius) {
+  int want = uses_cuda(sim) ? tess_ncuda_devices() : (int)starpu_cpu_worker_get_count();
+  for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
+    if (tess_decomp_tiles(block, tiles, radius, sim->T) != 0) continue;
+    int ok = 1;
+    for (int i = 0; i < 3; i++) ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius;
+    if (ok) return 1;
+  }
+  return 0;
+}
+
 static tess_err choose_grids(tess_sim_t sim, int radius) {
   char grid[64];
   snprintf(grid, sizeof grid, "%dx%dx%d", sim->n[0], sim->n[1], sim->n[2]);
@@ -199,12 +216,14 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
   }
   int block[3];
   for (int i = 0; i < 3; i++) block[i] = sim->n[i] / sim->P[i];
-  int tiles = sim->tiles_req;
-  if (tiles == 0) tiles = sim->device == TESS_DEVICE_CPU ? 1 : tess_ncuda_devices() > 0 ? tess_ncuda_devices() : 1;
-  if (tess_decomp_tiles(block, tiles, radius, sim->T) != 0)
-    return TESS_ERROR(TESS_ERR_ARG,
-                      "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
-                      block[0], block[1], block[2], tiles);
+  if (sim->tiles_req > 0) {
+    if (tess_decomp_tiles(block, sim->tiles_req, radius, sim->T) != 0)
+      return TESS_ERROR(TESS_ERR_ARG,
+                        "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
+                        block[0], block[1], block[2], sim->tiles_req);
+  } else if (!auto_tiles(sim, block, radius)) {
+    sim->T[0] = sim->T[1] = sim->T[2] = 1;
+  }
   for (int i = 0; i < 3; i++) {
     sim->G[i] = sim->P[i] * sim->T[i];
     sim->tn[i] = sim->n[i] / sim->G[i];
@@ -222,22 +241,14 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
 
 /* Workers allowed to run a tile's tasks: all CPU workers, or the CUDA workers of one GPU. */
 static tess_err place_tiles(tess_sim_t sim) {
-  int ids[STARPU_NMAXWORKERS];
   const int nw = (int)starpu_worker_get_count();
   const int words = (nw + 31) / 32;
-  int ndev = tess_ncuda_devices();
-  const int use_cuda = sim->device == TESS_DEVICE_CUDA || (sim->device == TESS_DEVICE_AUTO && ndev > 0);
+  const int ndev = tess_ncuda_devices(), use_cuda = uses_cuda(sim);
   TESS_CHECK(!use_cuda || ndev > 0, TESS_ERR_ARG,
              "device 'cuda' was requested but StarPU started no CUDA worker on rank %d", sim->rank);
-  int devids[STARPU_NMAXWORKERS], ndevids = 0;
-  if (use_cuda) { /* distinct CUDA device ids, in worker order */
-    const int n = (int)starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
-    for (int i = 0; i < n; i++) {
-      int d = starpu_worker_get_devid(ids[i]), seen = 0;
-      for (int j = 0; j < ndevids; j++) seen |= devids[j] == d;
-      if (!seen) devids[ndevids++] = d;
-    }
-  } else {
+  int devids[STARPU_NMAXWORKERS];
+  const int ndevids = tess_cuda_devids(devids);
+  if (!use_cuda) {
     TESS_CHECK(starpu_cpu_worker_get_count() > 0, TESS_ERR_ARG,
                "device 'cpu' was requested but StarPU started no CPU worker");
   }

@@ -104,6 +104,9 @@ struct tess_sim_s {
   tess_delay delay;
 };
 
+/* init.c */
+int tess_cuda_devids(int devs[STARPU_NMAXWORKERS]);
+
 /* sim.c */
 int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_index);
 void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int gcoord[3]);

@@ -112,8 +112,11 @@ static void log_done(void *arg) {
   pthread_mutex_unlock(&sim->log_lock);
 }
 
+/* The delay gate is two no-op tasks on the held-back buffer: G1 runs right after the buffer's
+ * producer and its callback starts a timer; G2 also waits for a tag the timer notifies. No
+ * worker sleeps, so every other task keeps running -- exactly a slow link. */
 typedef struct {
-  struct starpu_task *task;
+  starpu_tag_t tag;
   double seconds;
 } gate_arg;
 
@@ -121,26 +124,24 @@ static void *gate_timer(void *arg) {
   gate_arg *g = arg;
   struct timespec ts = {(time_t)g->seconds, (long)((g->seconds - (double)(time_t)g->seconds) * 1e9)};
   nanosleep(&ts, NULL);
-  starpu_task_end_dep_release(g->task);
+  starpu_tag_notify_from_apps(g->tag);
   free(g);
   return NULL;
 }
 
-/* Runs on a CPU worker and returns at once; the task (and so everything that depends on its
- * buffer) completes only when the timer thread releases it: a slow link, no busy worker. */
-static void gate_cpu(void *buffers[], void *cl_arg) {
-  (void)buffers;
-  gate_arg *g = malloc(sizeof *g);
-  g->task = starpu_task_get_current();
-  g->seconds = *(double *)cl_arg;
-  starpu_task_end_dep_add(g->task, 1);
+static void gate_start(void *arg) {
   pthread_t th;
-  pthread_create(&th, NULL, gate_timer, g);
+  pthread_create(&th, NULL, gate_timer, arg);
   pthread_detach(th);
 }
 
+static void gate_noop(void *buffers[], void *cl_arg) {
+  (void)buffers;
+  (void)cl_arg;
+}
+
 static struct starpu_codelet gate_cl = {
-    .cpu_funcs = {gate_cpu},
+    .cpu_funcs = {gate_noop},
     .nbuffers = 1,
     .modes = {STARPU_RW},
     .name = "delay",
@@ -179,17 +180,23 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
 
 /* Holds `h` back by the configured delay: submitted between its producer and its consumer. */
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
-  double *secs = malloc(sizeof *secs);
-  TESS_CHECK(secs, TESS_ERR_MEM, "cannot allocate a gate");
-  *secs = sim->delay.seconds;
-  struct starpu_task *t = starpu_task_create();
-  t->cl = &gate_cl;
-  t->cl_arg = secs;
-  t->cl_arg_size = sizeof *secs;
-  t->cl_arg_free = 1;
-  t->handles[0] = h;
-  t->priority = STARPU_MAX_PRIO;
-  TESS_STARPU_CALL(starpu_task_submit(t));
+  static starpu_tag_t next_tag = 0x7e55a0000000ull; /* test hook: a private tag range */
+  gate_arg *g = malloc(sizeof *g);
+  TESS_CHECK(g, TESS_ERR_MEM, "cannot allocate a gate");
+  g->tag = next_tag++;
+  g->seconds = sim->delay.seconds;
+  const starpu_tag_t release = next_tag++;
+  starpu_tag_declare_deps(release, 1, g->tag);
+  struct starpu_task *t1 = starpu_task_create(), *t2 = starpu_task_create();
+  t1->cl = t2->cl = &gate_cl;
+  t1->handles[0] = t2->handles[0] = h;
+  t1->priority = t2->priority = STARPU_MAX_PRIO;
+  t1->callback_func = gate_start;
+  t1->callback_arg = g;
+  t2->use_tag = 1;
+  t2->tag_id = release;
+  TESS_STARPU_CALL(starpu_task_submit(t1));
+  TESS_STARPU_CALL(starpu_task_submit(t2));
   return TESS_OK;
 }
 

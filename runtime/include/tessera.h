@@ -79,7 +79,7 @@ tess_err tess_finalize(void);
 void tess_abort(int code);
 int tess_rank(void);
 int tess_nranks(void);
-/* Number of CUDA workers StarPU started in this rank (0 on CPU runs). */
+/* Number of GPUs StarPU drives in this rank (0 on CPU runs). */
 int tess_ncuda_devices(void);
 
 /* ---- simulations ---------------------------------------------------------------------------- */
