@@ -3,6 +3,7 @@
  * chosen device needs, then StarPU-MPI on MPI_COMM_WORLD. */
 #include <starpu_mpi.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "sim.h"
@@ -32,6 +33,39 @@ int tess_ncuda_devices(void) {
   return tess_cuda_devids(devs);
 }
 
+/* Ranks sharing a node would each bind their StarPU workers to the same first cores and
+ * fight over them (seen on 2 H200s: 134 ms instead of ~2 ms per step). Until hwloc placement
+ * (topology/) does better, give each node-local rank a disjoint contiguous range of cores:
+ * its workers on all but the last, the StarPU-MPI thread on the last. Settings the user made
+ * (STARPU_WORKERS_CPUID, STARPU_WORKERS_NOBIND, STARPU_NCPU) win. */
+static void split_cores(const tess_init_opts *opts) {
+  MPI_Comm local;
+  int lrank, lsize;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &lrank);
+  MPI_Comm_size(local, &lsize);
+  MPI_Comm_free(&local);
+  if (lsize <= 1 || getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_NOBIND")) return;
+  const long per = sysconf(_SC_NPROCESSORS_ONLN) / lsize;
+  if (per < 3) { /* too few cores to split: let the OS schedule */
+    setenv("STARPU_WORKERS_NOBIND", "1", 0);
+    setenv("STARPU_MPI_NOBIND", "1", 0);
+    if (!getenv("STARPU_NCPU") && opts->ncpu <= 0) setenv("STARPU_NCPU", "1", 0);
+    return;
+  }
+  const long first = lrank * per, last = first + per - 1;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%ld-%ld", first, last - 1);
+  setenv("STARPU_WORKERS_CPUID", buf, 0);
+  snprintf(buf, sizeof buf, "%ld", last);
+  setenv("STARPU_MPI_THREAD_CPUID", buf, 0);
+  /* CUDA driver threads take cores from the same range: one per GPU, one GPU per rank assumed */
+  const long ncpu = per - 1 - (opts->device == TESS_DEVICE_CPU ? 0 : 1);
+  snprintf(buf, sizeof buf, "%ld", ncpu > 0 ? ncpu : 1);
+  if (opts->ncpu <= 0) setenv("STARPU_NCPU", buf, 0);
+  tess_log(TESS_LOG_INFO, "node-local rank %d of %d: cores %ld-%ld", lrank, lsize, first, last);
+}
+
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
   if (!opts) opts = &defaults;
@@ -57,6 +91,8 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
    * between workers: 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. */
   setenv("STARPU_SCHED", "dmdas", 0);
   if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
+
+  split_cores(opts);
 
   struct starpu_conf conf;
   starpu_conf_init(&conf);

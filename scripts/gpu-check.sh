@@ -18,8 +18,8 @@ t() { "$@" 2>&1 | tee -a "$out/runs.log" | grep -E "time per step|check:|process
 
 log "CPU vs CUDA, heat 3D order 6, 64^3, 20 steps"
 STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 20 --dump /tmp/cpu.bin
-t $heat --device cuda --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu1.bin
-t $heat --device cuda --tiles 4 --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu4.bin
+STARPU_NCUDA=1 t $heat --device cuda --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu1.bin
+STARPU_NCUDA=1 t $heat --device cuda --tiles 4 --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu4.bin
 log "$($cmpx /tmp/cpu.bin /tmp/gpu1.bin) [cpu vs 1 gpu tile]"
 log "$($cmpx /tmp/cpu.bin /tmp/gpu4.bin) [cpu vs 4 tiles on gpu]"
 if [ "$ngpu" -ge 2 ]; then
@@ -31,18 +31,19 @@ if [ "$ngpu" -ge 2 ]; then
 fi
 [ -n "$quick" ] && exit 0
 
-for n in 256; do
+for n in 256 512; do
+  steps=$(( n > 256 ? 30 : 100 ))
   for mode in overlap bulk; do
     log "heat 3D order 6 ${n}^3, 1 GPU, $mode"
-    t $heat --device cuda --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+    STARPU_NCUDA=1 t $heat --device cuda --grid $n,$n,$n --order 6 --steps $steps --mode $mode
     log "heat 3D order 6 ${n}^3, 1 GPU x 8 tiles, $mode"
-    t $heat --device cuda --tiles 8 --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+    STARPU_NCUDA=1 t $heat --device cuda --tiles 8 --grid $n,$n,$n --order 6 --steps $steps --mode $mode
     if [ "$ngpu" -ge 2 ]; then
       log "heat 3D order 6 ${n}^3, 1 rank x 2 GPUs, $mode"
-      t $heat --device cuda --tiles 2 --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+      t $heat --device cuda --tiles 2 --grid $n,$n,$n --order 6 --steps $steps --mode $mode
       log "heat 3D order 6 ${n}^3, 2 ranks x 1 GPU, $mode"
       t mpirun -np 2 bash -c 'STARPU_NCUDA=1 STARPU_WORKERS_CUDAID=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' \
-        $heat --device cuda --grid $n,$n,$n --order 6 --steps 100 --mode $mode
+        $heat --device cuda --grid $n,$n,$n --order 6 --steps $steps --mode $mode
     fi
   done
 done
