@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "heat.h"
 #include "tessera.h"
 
@@ -55,30 +56,6 @@ static void usage(FILE *to) {
           "  --delay T,D,S       test hook: hold halo direction D of tile T back by S seconds\n");
 }
 
-static int parse_ints(const char *s, int *v, int n, const char *opt) {
-  char *end;
-  for (int i = 0; i < n; i++) {
-    long x = strtol(s, &end, 10);
-    if (end == s || x < -1000000000L || x > 1000000000L) break;
-    v[i] = (int)x;
-    if (i == n - 1 && *end == '\0') return 0;
-    if (*end != ',') break;
-    s = end + 1;
-  }
-  fprintf(stderr, "tess-heat: %s expects %d comma-separated integers, got '%s'\n", opt, n, s);
-  return -1;
-}
-
-static int parse_double(const char *s, double *v, const char *opt) {
-  char *end;
-  *v = strtod(s, &end);
-  if (end == s || *end || !isfinite(*v)) {
-    fprintf(stderr, "tess-heat: %s expects a number, got '%s'\n", opt, s);
-    return -1;
-  }
-  return 0;
-}
-
 /* Returns 0 to run, 1 for --help, -1 on bad input (message printed). */
 static int parse_args(int argc, char **argv, heat_opts *o) {
   *o = (heat_opts){.n = {64, 64, 1}, .order = 2, .steps = 100, .wave = 1, .kappa = 1, .length = 1,
@@ -94,17 +71,17 @@ static int parse_args(int argc, char **argv, heat_opts *o) {
   opterr = 0;
   while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (c) {
-    case 'g': bad = parse_ints(optarg, o->n, 3, "--grid"); break;
-    case 'o': bad = parse_ints(optarg, &o->order, 1, "--order"); break;
-    case 's': bad = parse_ints(optarg, &o->steps, 1, "--steps"); break;
-    case 'w': bad = parse_ints(optarg, &o->wave, 1, "--wave"); break;
-    case 'T': bad = parse_ints(optarg, &o->tiles, 1, "--tiles"); break;
-    case 'p': bad = parse_ints(optarg, o->procs, 3, "--procs"); break;
-    case 'e': bad = parse_ints(optarg, &o->every, 1, "--every"); break;
-    case 'k': bad = parse_double(optarg, &o->kappa, "--kappa"); break;
-    case 'L': bad = parse_double(optarg, &o->length, "--length"); break;
-    case 't': bad = parse_double(optarg, &o->dt, "--dt"); break;
-    case 'c': bad = parse_double(optarg, &o->cfl, "--cfl"); break;
+    case 'g': bad = tess_cli_ints("tess-heat", "--grid", optarg, o->n, 3); break;
+    case 'o': bad = tess_cli_ints("tess-heat", "--order", optarg, &o->order, 1); break;
+    case 's': bad = tess_cli_ints("tess-heat", "--steps", optarg, &o->steps, 1); break;
+    case 'w': bad = tess_cli_ints("tess-heat", "--wave", optarg, &o->wave, 1); break;
+    case 'T': bad = tess_cli_ints("tess-heat", "--tiles", optarg, &o->tiles, 1); break;
+    case 'p': bad = tess_cli_ints("tess-heat", "--procs", optarg, o->procs, 3); break;
+    case 'e': bad = tess_cli_ints("tess-heat", "--every", optarg, &o->every, 1); break;
+    case 'k': bad = tess_cli_double("tess-heat", "--kappa", optarg, &o->kappa); break;
+    case 'L': bad = tess_cli_double("tess-heat", "--length", optarg, &o->length); break;
+    case 't': bad = tess_cli_double("tess-heat", "--dt", optarg, &o->dt); break;
+    case 'c': bad = tess_cli_double("tess-heat", "--cfl", optarg, &o->cfl); break;
     case 'm': bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0; break;
     case 'd': bad = tess_device_parse(optarg, &o->device) ? -1 : 0; break;
     case 'C': o->check = 1; break;
@@ -165,23 +142,6 @@ static double sine_init(const long g[3], int comp, void *arg) {
   for (int i = 0; i < 3; i++)
     if (c->o->n[i] > 1) u *= sin(2 * TESS_PI * c->o->wave * ((double)g[i] + 0.5) / c->o->n[i]);
   return u;
-}
-
-static int write_dump(const char *path, const double *u, size_t count) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    fprintf(stderr, "tess-heat: cannot write '%s'\n", tmp);
-    return -1;
-  }
-  const int ok = fwrite(u, sizeof(double), count, f) == count;
-  if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
-    fprintf(stderr, "tess-heat: cannot write '%s'\n", path);
-    remove(tmp);
-    return -1;
-  }
-  return 0;
 }
 
 static void progress(tess_sim_t sim, int u, double t_wall) {
@@ -298,11 +258,13 @@ static int run(const heat_opts *o) {
       }
       printf("check: error_exact %.6e error_spatial %.6e error_symbol %.6e\n", e_exact, e_fe, e_disc);
     }
-    if (o->dump && write_dump(o->dump, all, cells)) err = 1;
+    if (o->dump && tess_cli_write_raw("tess-heat", o->dump, all, cells)) err = 1;
   }
   free(all);
 done:
-  tess_sim_destroy(&sim);
+  /* On error the caller aborts every rank at once; a collective destroy here could wait on a
+   * rank that is already stuck elsewhere. */
+  if (!err) tess_sim_destroy(&sim);
   return err;
 }
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# heat_invariance.sh HEAT MPIEXEC ARGS... — the heat app's fields after N steps are bitwise
+# invariance.sh APP MPIEXEC ARGS... — an app's final field after N steps (--dump) is bitwise
 # identical across decompositions and modes: 1 rank x 1 tile (the reference), 1 x 8 tiles,
 # 2 ranks x 2 tiles, 4 ranks, 3 ranks, and bulk-synchronous mode.
 set -u
-heat=$1 mpiexec=$2; shift 2
+app=$1 mpiexec=$2; shift 2
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 run() { # name nranks args...
   local name=$1 np=$2; shift 2
-  if ! timeout 300 "$mpiexec" --oversubscribe -np "$np" "$heat" "$@" --dump "$dir/$name.bin" > "$dir/$name.log" 2>&1; then
+  if ! timeout 300 "$mpiexec" --oversubscribe -np "$np" "$app" "$@" --dump "$dir/$name.bin" > "$dir/$name.log" 2>&1; then
     cat "$dir/$name.log"; echo "FAIL: run '$name' failed"; exit 1
   fi
   grep -h "process grid" "$dir/$name.log" | sed "s/^/  $name: /"

@@ -1,0 +1,71 @@
+/* cli.c — see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int tess_cli_ints(const char *prog, const char *opt, const char *s, int *v, int n) {
+  const char *p = s;
+  char *end;
+  for (int i = 0; i < n; i++) {
+    errno = 0;
+    const long x = strtol(p, &end, 10);
+    if (end == p || errno || x < -1000000000L || x > 1000000000L) break;
+    v[i] = (int)x;
+    if (i == n - 1 && *end == '\0') return 0;
+    if (*end != ',') break;
+    p = end + 1;
+  }
+  fprintf(stderr, "%s: %s expects %d comma-separated integer%s, got '%s'\n", prog, opt, n,
+          n > 1 ? "s" : "", s);
+  return -1;
+}
+
+int tess_cli_double(const char *prog, const char *opt, const char *s, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(*v)) {
+    fprintf(stderr, "%s: %s expects a number, got '%s'\n", prog, opt, s);
+    return -1;
+  }
+  return 0;
+}
+
+int tess_cli_write_raw(const char *prog, const char *path, const double *v, size_t count) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, tmp, strerror(errno));
+    return -1;
+  }
+  const int ok = fwrite(v, sizeof(double), count, f) == count;
+  if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+    fprintf(stderr, "%s: cannot write '%s'\n", prog, path);
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+int tess_cli_output_dir(const char *prog, const char *dir) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "%s: cannot create output directory '%s': %s\n", prog, dir, strerror(errno));
+    return -1;
+  }
+  char probe[4096];
+  snprintf(probe, sizeof probe, "%s/.tessera-write-test", dir);
+  FILE *f = fopen(probe, "w");
+  if (!f) {
+    fprintf(stderr, "%s: output directory '%s' is not writable: %s\n", prog, dir, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(probe);
+  return 0;
+}
