@@ -2,19 +2,41 @@
 # gpu-check.sh — runs on the GPU host from inside a bundle (scripts/gpu-bundle.sh), writes
 # logs under $OUT. Checks CUDA against CPU results and times the heat app, overlapped vs
 # bulk-synchronous, on every GPU count the host has.
-#   usage: gpu-check.sh BUNDLE_DIR [quick]
+#   usage: gpu-check.sh BUNDLE_DIR [heat|ch|all] [quick]
 set -uo pipefail
-bundle=$(cd "$1" && pwd); quick=${2:-}
+bundle=$(cd "$1" && pwd); what=${2:-all}; quick=${3:-}
 source "$bundle/env.sh"
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 B=$bundle/extra/build
-heat=$B/apps/heat/tess-heat cmpx=$B/tests/dump_compare
+heat=$B/apps/heat/tess-heat cmpx=$B/tests/dump_compare ch=$B/apps/cahn_hilliard/tess-ch
 export STARPU_SILENT=1 STARPU_HOME=/tmp/starpu-home
 ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi -L
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 export PMIX_MCA_pcompress_base_silence_warning=1
 t() { "$@" 2>&1 | tee -a "$out/runs.log" | grep -E "time per step|check:|process grid|error" ; }
+one_rank_per_gpu() { mpirun -np 2 bash -c 'STARPU_NCUDA=1 STARPU_WORKERS_CUDAID=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' "$@"; }
+
+log "ceilings: $($B/bench/copy_bw 1024 | tr '\n' ';')"
+if [ "$what" = ch ] || [ "$what" = all ]; then
+  log "Cahn-Hilliard CPU vs CUDA, 3D 64^3, Heun, 50 steps"
+  for v in composed fused; do
+    STARPU_NCPU=8 t $ch --device cpu --grid 64,64,64 --scheme heun --variant $v --steps 50 --dump /tmp/chc.bin
+    STARPU_NCUDA=1 t $ch --device cuda --grid 64,64,64 --scheme heun --variant $v --steps 50 --tiles 2 --dump /tmp/chg.bin
+    log "$($cmpx /tmp/chc.bin /tmp/chg.bin) [ch $v: cpu vs cuda]"
+  done
+  for v in fused composed; do for mode in overlap bulk; do
+    log "ch 3D 512^3 euler $v, 1 GPU, $mode"
+    STARPU_NCUDA=1 t $ch --device cuda --grid 512,512,512 --variant $v --steps 60 --every 60 --mode $mode
+    if [ "$ngpu" -ge 2 ]; then
+      log "ch 3D 512^3 euler $v, 1 rank x 2 GPUs, $mode"
+      t $ch --device cuda --grid 512,512,512 --variant $v --steps 60 --every 60 --mode $mode
+      log "ch 3D 512^3 euler $v, 2 ranks x 1 GPU, $mode"
+      t one_rank_per_gpu $ch --device cuda --grid 512,512,512 --variant $v --steps 60 --every 60 --mode $mode
+    fi
+  done; done
+fi
+[ "$what" = ch ] && exit 0
 
 log "CPU vs CUDA, heat 3D order 6, 64^3, 20 steps"
 STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 20 --dump /tmp/cpu.bin
