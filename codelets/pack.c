@@ -118,6 +118,7 @@ static struct starpu_perfmodel tess_unpack_model = {
 
 struct starpu_codelet tess_pack_cl = {
     .name = "pack",
+    .color = 0x2b83ba, /* blue: data leaving the tile (same palette as tasks.c) */
     .cpu_funcs = {tess_pack_cpu_func},
 #ifdef STARPU_USE_CUDA
     .cuda_funcs = {tess_pack_cuda_func},
@@ -129,6 +130,7 @@ struct starpu_codelet tess_pack_cl = {
 
 struct starpu_codelet tess_unpack_cl = {
     .name = "unpack",
+    .color = 0xabdda4, /* green: data arriving */
     .cpu_funcs = {tess_unpack_cpu_func},
 #ifdef STARPU_USE_CUDA
     .cuda_funcs = {tess_unpack_cuda_func},

@@ -3,6 +3,7 @@
  * chosen device needs, then StarPU-MPI on MPI_COMM_WORLD. */
 #include <starpu_mpi.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -10,6 +11,7 @@
 #include "tessera.h"
 
 static int my_rank = -1, my_size = 0, started_mpi = 0;
+static char trace_dir[1024];
 
 int tess_rank(void) { return my_rank; }
 int tess_nranks(void) { return my_size; }
@@ -66,6 +68,43 @@ static void split_cores(const tess_init_opts *opts) {
   tess_log(TESS_LOG_INFO, "node-local rank %d of %d: cores %ld-%ld", lrank, lsize, first, last);
 }
 
+/* Every rank writes DIR/prof_file_<user>_<rank>; rank 0 creates DIR first. */
+static tess_err setup_trace(const char *dir) {
+  trace_dir[0] = 0;
+  if (!dir || !*dir) return TESS_OK;
+  TESS_CHECK(strlen(dir) < sizeof trace_dir - 2 && !strchr(dir, '\''), TESS_ERR_ARG,
+             "trace directory '%s' is invalid (at most %zu characters, no single quote)", dir,
+             sizeof trace_dir - 2);
+  int ok = 1;
+  if (my_rank == 0) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && test -w '%s'", dir, dir);
+    ok = system(cmd) == 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  TESS_CHECK(ok, TESS_ERR_IO, "cannot create a writable trace directory '%s'", dir);
+  snprintf(trace_dir, sizeof trace_dir, "%s", dir);
+  char prefix[1100];
+  snprintf(prefix, sizeof prefix, "%s/", dir);
+  setenv("STARPU_FXT_TRACE", "1", 1);
+  setenv("STARPU_FXT_PREFIX", prefix, 1);
+  return TESS_OK;
+}
+
+/* Rank 0, after MPI_Finalize: starpu_fxt_tool writes its outputs into the current directory. */
+static void merge_trace(void) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && tool=$(command -v starpu_fxt_tool || echo '%s/starpu_fxt_tool') && "
+           "\"$tool\" -c $(for f in prof_file_*; do printf ' -i %%s' \"$f\"; done) > fxt_tool.log 2>&1",
+           trace_dir, TESS_STARPU_BINDIR);
+  if (system(cmd) == 0)
+    fprintf(stderr, "tessera: trace in %s/: paje.trace (ViTE), dag.dot, tasks.rec\n", trace_dir);
+  else
+    fprintf(stderr, "tessera: error: starpu_fxt_tool failed on %s/prof_file_* (see %s/fxt_tool.log)\n",
+            trace_dir, trace_dir);
+}
+
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
   if (!opts) opts = &defaults;
@@ -85,6 +124,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
 
   /* StarPU built with FxT records a trace unless told not to; tracing is opt-in here. StarPU's
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
+  TESS_CALL(setup_trace(opts->trace_dir ? opts->trace_dir : getenv("TESS_TRACE")));
   setenv("STARPU_FXT_TRACE", "0", 0);
   /* dmdas (data-aware, priority-sorted, model-based) respects the pack > outer > inner
    * priorities and the per-tile worker masks; StarPU's default (lws) bounces masked tasks
@@ -113,9 +153,14 @@ tess_err tess_finalize(void) {
     starpu_profiling_worker_helper_display_summary();
     starpu_profiling_bus_helper_display_summary();
   }
-  starpu_mpi_shutdown();
-  if (started_mpi) MPI_Finalize();
+  starpu_mpi_shutdown(); /* writes each rank's FxT file */
+  const int rank = my_rank;
+  if (started_mpi) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+  }
   my_rank = -1;
+  if (trace_dir[0] && rank == 0) merge_trace();
   return TESS_OK;
 }
 

@@ -391,6 +391,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
     free(sim->op[i]);
   }
   free(sim->log);
+  tess_names_free(sim);
   pthread_mutex_destroy(&sim->log_lock);
   MPI_Comm_free(&sim->comm);
   free(sim);

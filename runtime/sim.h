@@ -39,9 +39,9 @@ typedef struct {
   /* derived at setup: pieces read per compute piece, halo directions needed */
   tess_pieceset reads[TESS_NPIECES];
   uint32_t halo_dirs;
-  struct starpu_codelet cl;
-  struct starpu_perfmodel model;
-  char model_name[64];
+  struct starpu_codelet cl[2]; /* inner, outer: the same kernel, told apart in traces */
+  struct starpu_perfmodel model[2];
+  char model_name[2][64];
 } tess_op;
 
 typedef struct {
@@ -97,6 +97,8 @@ struct tess_sim_s {
   long step;
   double t0; /* wall-clock origin for the task log */
 
+  struct tess_names *names; /* interned task names (names.c) */
+
   pthread_mutex_t log_lock;
   int log_on;
   tess_task_record *log;
@@ -133,6 +135,11 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op);
 double tess_now(void);
+
+/* names.c */
+const char *tess_task_name(tess_sim_t sim, tess_task_kind kind, int tile, int dir, int stage);
+unsigned tess_task_kind_color(tess_task_kind kind);
+void tess_names_free(tess_sim_t sim);
 
 /* halo.c */
 tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage);

@@ -53,23 +53,28 @@ static void stage_cuda(void *buffers[], void *cl_arg) {
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
   const tess_kernel *k = op->stage.kernel;
   (void)sim;
-  struct starpu_codelet *cl = &op->cl;
-  starpu_codelet_init(cl);
-  cl->cpu_funcs[0] = stage_cpu;
-  cl->where = STARPU_CPU;
+  for (int outer = 0; outer < 2; outer++) {
+    struct starpu_codelet *cl = &op->cl[outer];
+    starpu_codelet_init(cl);
+    cl->cpu_funcs[0] = stage_cpu;
+    cl->where = STARPU_CPU;
 #ifdef STARPU_USE_CUDA
-  if (k->cuda) {
-    cl->cuda_funcs[0] = stage_cuda;
-    cl->cuda_flags[0] = STARPU_CUDA_ASYNC;
-    cl->where |= STARPU_CUDA;
-  }
+    if (k->cuda) {
+      cl->cuda_funcs[0] = stage_cuda;
+      cl->cuda_flags[0] = STARPU_CUDA_ASYNC;
+      cl->where |= STARPU_CUDA;
+    }
 #endif
-  cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
-  cl->name = k->name;
-  snprintf(op->model_name, sizeof op->model_name, "tess_%s_%d", k->name ? k->name : "stage", index);
-  op->model.type = STARPU_HISTORY_BASED;
-  op->model.symbol = op->model_name;
-  cl->model = &op->model;
+    cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
+    cl->name = k->name;
+    cl->color = tess_task_kind_color(outer ? TESS_TASK_OUTER : TESS_TASK_INNER);
+    /* inner and outer segments differ in size and shape: separate histories */
+    snprintf(op->model_name[outer], sizeof op->model_name[outer], "tess_%s_%d_%s",
+             k->name ? k->name : "stage", index, outer ? "outer" : "inner");
+    op->model[outer].type = STARPU_HISTORY_BASED;
+    op->model[outer].symbol = op->model_name[outer];
+    cl->model = &op->model[outer];
+  }
   return TESS_OK;
 }
 
@@ -159,7 +164,8 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
     STARPU_TASK_SET_MODE(t, spec->mode[i], i);
   }
   t->priority = spec->priority;
-  t->name = tess_task_kind_name(spec->kind);
+  t->name = tess_task_name(sim, spec->kind, spec->log_tile, spec->dir, spec->stage);
+  t->color = tess_task_kind_color(spec->kind);
   if (spec->tile) {
     t->workerids = spec->tile->workers;
     t->workerids_len = spec->tile->workers_len;
@@ -234,7 +240,8 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       if (st->params_size) memcpy(arg + 1, st->params, st->params_size);
       arg->kernel = st->kernel;
 
-      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl, .arg = arg,
+      const int inner = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1) == TESS_DIR_CENTER;
+      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner], .arg = arg,
                              .arg_size = sizeof *arg + st->params_size, .tile = tile,
                              .log_tile = tile->id, .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
                              .stage = op_index};

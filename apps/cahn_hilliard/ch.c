@@ -43,7 +43,7 @@ typedef struct {
   variant_t variant;
   tess_mode mode;
   tess_device device;
-  const char *out, *dump, *init;
+  const char *out, *dump, *init, *trace;
 } ch_opts;
 
 static void usage(FILE *to) {
@@ -66,6 +66,7 @@ static void usage(FILE *to) {
           "  --vtk-every N        VTK snapshot every N steps into --out (default 0: none)\n"
           "  --out DIR            output directory (default ch-out)\n"
           "  --dump FILE          final u as raw float64 [nz][ny][nx] (rank 0)\n"
+          "  --trace DIR          record a StarPU FxT trace, merged into DIR (paje.trace, dag.dot)\n"
           "  --tiles T --procs PX,PY,PZ --mode overlap|bulk --device cpu|cuda|auto\n");
 }
 
@@ -85,7 +86,7 @@ static int parse_args(int argc, char **argv, ch_opts *o) {
                  .mode = TESS_MODE_OVERLAP, .device = TESS_DEVICE_CPU, .out = "ch-out",
                  .init = "noise"};
   enum { O_M = 256, O_B, O_U, O_K, O_U0, O_NOISE, O_SEED, O_INIT, O_WAVE, O_EPS, O_SCHEME,
-         O_VARIANT, O_DT, O_CFL, O_H, O_PNG, O_VTK, O_OUT, O_DUMP };
+         O_VARIANT, O_DT, O_CFL, O_H, O_PNG, O_VTK, O_OUT, O_DUMP, O_TRACE };
   static const struct option lo[] = {
       {"grid", 1, 0, 'g'}, {"steps", 1, 0, 's'}, {"every", 1, 0, 'e'}, {"tiles", 1, 0, 'T'},
       {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'}, {"device", 1, 0, 'd'}, {"help", 0, 0, 'h'},
@@ -94,7 +95,7 @@ static int parse_args(int argc, char **argv, ch_opts *o) {
       {"wave", 1, 0, O_WAVE}, {"eps", 1, 0, O_EPS}, {"scheme", 1, 0, O_SCHEME},
       {"variant", 1, 0, O_VARIANT}, {"dt", 1, 0, O_DT}, {"cfl", 1, 0, O_CFL}, {"h", 1, 0, O_H},
       {"png-every", 1, 0, O_PNG}, {"vtk-every", 1, 0, O_VTK}, {"out", 1, 0, O_OUT},
-      {"dump", 1, 0, O_DUMP}, {0, 0, 0, 0}};
+      {"dump", 1, 0, O_DUMP}, {"trace", 1, 0, O_TRACE}, {0, 0, 0, 0}};
   int c, bad = 0, seed = 1;
   opterr = 0;
   while (!bad && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -121,6 +122,7 @@ static int parse_args(int argc, char **argv, ch_opts *o) {
     case O_INIT: o->init = optarg; break;
     case O_OUT: o->out = optarg; break;
     case O_DUMP: o->dump = optarg; break;
+    case O_TRACE: o->trace = optarg; break;
     case O_SCHEME: bad = pick(optarg, "--scheme", "euler", "heun", (int *)&o->scheme); break;
     case O_VARIANT: bad = pick(optarg, "--variant", "composed", "fused", (int *)&o->variant); break;
     case 'm': bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0; break;
@@ -393,6 +395,7 @@ int main(int argc, char **argv) {
   if (pr) return pr > 0 ? 0 : 2;
   tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
   io.device = o.device;
+  io.trace_dir = o.trace;
   if (tess_init(&argc, &argv, &io)) return 1;
   const int err = run(&o);
   if (err) tess_abort(1);

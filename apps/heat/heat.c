@@ -29,7 +29,7 @@ typedef struct {
   double kappa, length, dt, cfl;
   tess_mode mode;
   tess_device device;
-  const char *dump, *task_log;
+  const char *dump, *task_log, *trace;
   int delay_tile, delay_dir;
   double delay_s;
 } heat_opts;
@@ -53,6 +53,7 @@ static void usage(FILE *to) {
           "  --check             compare with the analytic solutions at the end\n"
           "  --dump FILE         write the final field (raw float64, [nz][ny][nx]) from rank 0\n"
           "  --task-log FILE     write each rank's task completion log to FILE.<rank>\n"
+          "  --trace DIR         record a StarPU FxT trace, merged into DIR (paje.trace, dag.dot)\n"
           "  --delay T,D,S       test hook: hold halo direction D of tile T back by S seconds\n");
 }
 
@@ -65,7 +66,7 @@ static int parse_args(int argc, char **argv, heat_opts *o) {
       {"length", 1, 0, 'L'}, {"wave", 1, 0, 'w'}, {"dt", 1, 0, 't'},     {"cfl", 1, 0, 'c'},
       {"tiles", 1, 0, 'T'}, {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'},   {"device", 1, 0, 'd'},
       {"every", 1, 0, 'e'}, {"check", 0, 0, 'C'}, {"dump", 1, 0, 'D'},   {"task-log", 1, 0, 'l'},
-      {"delay", 1, 0, 'y'}, {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
+      {"delay", 1, 0, 'y'}, {"help", 0, 0, 'h'},  {"trace", 1, 0, 'R'}, {0, 0, 0, 0}};
   int c, bad = 0, ints[3];
   double dly[3];
   opterr = 0;
@@ -87,6 +88,7 @@ static int parse_args(int argc, char **argv, heat_opts *o) {
     case 'C': o->check = 1; break;
     case 'D': o->dump = optarg; break;
     case 'l': o->task_log = optarg; break;
+    case 'R': o->trace = optarg; break;
     case 'y':
       bad = sscanf(optarg, "%d,%d,%lf", &ints[0], &ints[1], &dly[0]) == 3 ? 0 : -1;
       if (bad) fprintf(stderr, "tess-heat: --delay expects TILE,DIR,SECONDS, got '%s'\n", optarg);
@@ -276,6 +278,7 @@ int main(int argc, char **argv) {
   if (pr) return pr > 0 ? 0 : 2;
   tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
   io.device = o.device;
+  io.trace_dir = o.trace;
   if (tess_init(&argc, &argv, &io)) return 1;
   const int err = run(&o);
   if (err) tess_abort(1);

@@ -65,15 +65,19 @@ tess_err tess_device_parse(const char *s, tess_device *d);
 
 /* ---- process-wide start and stop ------------------------------------------------------------ */
 typedef struct {
-  tess_device device; /* which workers StarPU starts: CPU only, or CUDA (+ CPU) */
-  int ncpu;           /* CPU workers per rank; 0: StarPU's default (or STARPU_NCPU) */
-  int ncuda;          /* CUDA devices per rank; -1: all StarPU finds (or STARPU_NCUDA) */
+  tess_device device;    /* which workers StarPU starts: CPU only, or CUDA (+ CPU) */
+  int ncpu;              /* CPU workers per rank; 0: StarPU's default (or STARPU_NCPU) */
+  int ncuda;             /* CUDA devices per rank; -1: all StarPU finds (or STARPU_NCUDA) */
+  const char *trace_dir; /* record an FxT trace on every rank and merge it there at
+                            tess_finalize (paje.trace for ViTE, dag.dot, tasks.rec); NULL: off,
+                            unless the environment sets TESS_TRACE=DIR */
 } tess_init_opts;
-#define TESS_INIT_OPTS_DEFAULT {TESS_DEVICE_CPU, 0, -1}
+#define TESS_INIT_OPTS_DEFAULT {TESS_DEVICE_CPU, 0, -1, NULL}
 
 /* Collective over MPI_COMM_WORLD: MPI (threaded), StarPU and StarPU-MPI. */
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts);
-/* Collective: shuts StarPU-MPI, StarPU and MPI down. */
+/* Collective: shuts StarPU-MPI, StarPU and MPI down; with tracing on, rank 0 then merges the
+ * per-rank FxT files with starpu_fxt_tool into the trace directory. */
 tess_err tess_finalize(void);
 /* Ends every rank of the job at once with `code` (use after an error on one rank). */
 void tess_abort(int code);
