@@ -10,20 +10,21 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                 \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "copy_bw: %s: %s\n", #x, cudaGetErrorString(e_));                     \
-      std::exit(1);                                                                              \
-    }                                                                                            \
+#define CHECK(x)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "copy_bw: %s: %s\n", #x, cudaGetErrorString(e_));                       \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (0)
 
 template <class F> static double median_ms(F copy) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; i++) copy();
+  for (int i = 0; i < 3; i++)
+    copy();
   std::vector<float> t;
   for (int i = 0; i < 20; i++) {
     CHECK(cudaEventRecord(a));

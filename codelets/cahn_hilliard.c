@@ -24,22 +24,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-_Noreturn static void tess_ch_fail(const char *file, int line, const char *msg)
-{
+_Noreturn static void tess_ch_fail(const char *file, int line, const char *msg) {
   fprintf(stderr, "%s:%d: cahn_hilliard kernel: %s\n", file, line, msg);
   abort();
 }
-#define TESS_CH_REQUIRE(cond, msg)                                                               \
-  do {                                                                                           \
-    if (!(cond))                                                                                 \
-      tess_ch_fail(__FILE__, __LINE__, msg);                                                     \
+#define TESS_CH_REQUIRE(cond, msg)                                                                 \
+  do {                                                                                             \
+    if (!(cond)) tess_ch_fail(__FILE__, __LINE__, msg);                                            \
   } while (0)
 
-int tess_ch_plan_make(const tess_region *r, tess_ch_op op, tess_ch_plan *p)
-{
+int tess_ch_plan_make(const tess_region *r, tess_ch_op op, tess_ch_plan *p) {
   for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i])
-      return 0;
+    if (r->hi[i] <= r->lo[i]) return 0;
 
   /* nin without w; w, when present, is the field after the others. */
   int radius = 1, nbase = 1;
@@ -111,42 +107,34 @@ typedef struct {
 } tess_ch_consts;
 
 /* 1D second difference along stride s, scaled: ((f[+s] + f[-s]) - 2 f[0]) / h^2. */
-static inline double tess_ch_d2(double fp, double fm, double f0, double ih)
-{
+static inline double tess_ch_d2(double fp, double fm, double f0, double ih) {
   return ((fp + fm) - 2.0 * f0) * ih;
 }
 
 /* NA: number of active axes, a constant at every call site, so the branches fold away. */
-static inline double tess_ch_lap(const double *f, int NA, const tess_ch_consts *c)
-{
+static inline double tess_ch_lap(const double *f, int NA, const tess_ch_consts *c) {
   double lap = 0.0; /* stays 0 only on a grid with no active axis */
-  if (NA >= 1)
-    lap = tess_ch_d2(f[c->st[0]], f[-c->st[0]], f[0], c->ih[0]);
-  if (NA >= 2)
-    lap = lap + tess_ch_d2(f[c->st[1]], f[-c->st[1]], f[0], c->ih[1]);
-  if (NA >= 3)
-    lap = lap + tess_ch_d2(f[c->st[2]], f[-c->st[2]], f[0], c->ih[2]);
+  if (NA >= 1) lap = tess_ch_d2(f[c->st[0]], f[-c->st[0]], f[0], c->ih[0]);
+  if (NA >= 2) lap = lap + tess_ch_d2(f[c->st[1]], f[-c->st[1]], f[0], c->ih[1]);
+  if (NA >= 3) lap = lap + tess_ch_d2(f[c->st[2]], f[-c->st[2]], f[0], c->ih[2]);
   return lap;
 }
 
-static inline double tess_ch_mu_at(const double *v, int NA, const tess_ch_consts *c)
-{
+static inline double tess_ch_mu_at(const double *v, int NA, const tess_ch_consts *c) {
   const double v0 = v[0];
   return (c->neg_b * v0 + c->u * ((v0 * v0) * v0)) - c->k * tess_ch_lap(v, NA, c);
 }
 
 /* W: w present, a constant at every call site. */
 static inline double tess_ch_combine(double v, double lap_mu, double w, int W,
-                                     const tess_ch_consts *c)
-{
+                                     const tess_ch_consts *c) {
   const double e = c->c1 * (v + c->coef * lap_mu);
   return W ? c->c0 * w + e : e;
 }
 
 /* ---- sweeps ------------------------------------------------------------------------------- */
 
-static inline void tess_ch_mu_sweep(const tess_ch_plan *p, int NA, const tess_ch_consts *c)
-{
+static inline void tess_ch_mu_sweep(const tess_ch_plan *p, int NA, const tess_ch_consts *c) {
   for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)
     for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++) {
       const size_t row = TESS_IDX(p->dim0, p->dim1, 1, 0, p->lo[0], y, z);
@@ -158,8 +146,7 @@ static inline void tess_ch_mu_sweep(const tess_ch_plan *p, int NA, const tess_ch
 }
 
 static inline void tess_ch_update_sweep(const tess_ch_plan *p, int NA, int W,
-                                        const tess_ch_consts *c)
-{
+                                        const tess_ch_consts *c) {
   for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)
     for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++) {
       const size_t row = TESS_IDX(p->dim0, p->dim1, 1, 0, p->lo[0], y, z);
@@ -174,22 +161,20 @@ static inline void tess_ch_update_sweep(const tess_ch_plan *p, int NA, int W,
 
 /* Same operations as tess_ch_mu_sweep into a mu array, then tess_ch_update_sweep: mu0 plays
  * f[0] and mu at the neighbours plays f[+-s] of tess_ch_lap. */
-static inline double tess_ch_lap_mu(const double *v, int NA, const tess_ch_consts *c)
-{
+static inline double tess_ch_lap_mu(const double *v, int NA, const tess_ch_consts *c) {
   const double mu0 = tess_ch_mu_at(v, NA, c);
   double lap = 0.0;
   for (int a = 0; a < NA; a++) {
     const ptrdiff_t s = c->st[a];
-    const double d = tess_ch_d2(tess_ch_mu_at(v + s, NA, c), tess_ch_mu_at(v - s, NA, c), mu0,
-                                c->ih[a]);
+    const double d =
+        tess_ch_d2(tess_ch_mu_at(v + s, NA, c), tess_ch_mu_at(v - s, NA, c), mu0, c->ih[a]);
     lap = a == 0 ? d : lap + d; /* the first axis is assigned, as in tess_ch_lap */
   }
   return lap;
 }
 
 static inline void tess_ch_fused_sweep(const tess_ch_plan *p, int NA, int W,
-                                       const tess_ch_consts *c)
-{
+                                       const tess_ch_consts *c) {
   for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)
     for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++) {
       const size_t row = TESS_IDX(p->dim0, p->dim1, 1, 0, p->lo[0], y, z);
@@ -202,8 +187,7 @@ static inline void tess_ch_fused_sweep(const tess_ch_plan *p, int NA, int W,
 }
 
 /* Compacts the active axes and returns their number. */
-static int tess_ch_consts_make(const tess_ch_plan *p, tess_ch_consts *c)
-{
+static int tess_ch_consts_make(const tess_ch_plan *p, tess_ch_consts *c) {
   const ptrdiff_t stride[3] = {1, p->dim0, (ptrdiff_t)p->dim0 * p->dim1};
   int na = 0;
   c->neg_b = p->neg_b;
@@ -225,40 +209,44 @@ static int tess_ch_consts_make(const tess_ch_plan *p, tess_ch_consts *c)
   return na;
 }
 
-void tess_ch_mu_cpu(const tess_region *r)
-{
+void tess_ch_mu_cpu(const tess_region *r) {
   tess_ch_plan p;
   tess_ch_consts c;
-  if (!tess_ch_plan_make(r, TESS_CH_OP_MU, &p))
-    return;
+  if (!tess_ch_plan_make(r, TESS_CH_OP_MU, &p)) return;
   switch (tess_ch_consts_make(&p, &c)) {
-  case 0: tess_ch_mu_sweep(&p, 0, &c); break;
-  case 1: tess_ch_mu_sweep(&p, 1, &c); break;
-  case 2: tess_ch_mu_sweep(&p, 2, &c); break;
-  default: tess_ch_mu_sweep(&p, 3, &c); break;
+  case 0:
+    tess_ch_mu_sweep(&p, 0, &c);
+    break;
+  case 1:
+    tess_ch_mu_sweep(&p, 1, &c);
+    break;
+  case 2:
+    tess_ch_mu_sweep(&p, 2, &c);
+    break;
+  default:
+    tess_ch_mu_sweep(&p, 3, &c);
+    break;
   }
 }
 
-#define TESS_CH_CASE(SWEEP, NN, WW)                                                              \
-  case 2 * (NN) + (WW):                                                                          \
-    SWEEP(&p, NN, WW, &c);                                                                       \
+#define TESS_CH_CASE(SWEEP, NN, WW)                                                                \
+  case 2 * (NN) + (WW):                                                                            \
+    SWEEP(&p, NN, WW, &c);                                                                         \
     break;
-#define TESS_CH_CASES(SWEEP)                                                                     \
-  TESS_CH_CASE(SWEEP, 0, 0)                                                                      \
-  TESS_CH_CASE(SWEEP, 0, 1)                                                                      \
-  TESS_CH_CASE(SWEEP, 1, 0)                                                                      \
-  TESS_CH_CASE(SWEEP, 1, 1)                                                                      \
-  TESS_CH_CASE(SWEEP, 2, 0)                                                                      \
-  TESS_CH_CASE(SWEEP, 2, 1)                                                                      \
-  TESS_CH_CASE(SWEEP, 3, 0)                                                                      \
+#define TESS_CH_CASES(SWEEP)                                                                       \
+  TESS_CH_CASE(SWEEP, 0, 0)                                                                        \
+  TESS_CH_CASE(SWEEP, 0, 1)                                                                        \
+  TESS_CH_CASE(SWEEP, 1, 0)                                                                        \
+  TESS_CH_CASE(SWEEP, 1, 1)                                                                        \
+  TESS_CH_CASE(SWEEP, 2, 0)                                                                        \
+  TESS_CH_CASE(SWEEP, 2, 1)                                                                        \
+  TESS_CH_CASE(SWEEP, 3, 0)                                                                        \
   TESS_CH_CASE(SWEEP, 3, 1)
 
-void tess_ch_update_cpu(const tess_region *r)
-{
+void tess_ch_update_cpu(const tess_region *r) {
   tess_ch_plan p;
   tess_ch_consts c;
-  if (!tess_ch_plan_make(r, TESS_CH_OP_UPDATE, &p))
-    return;
+  if (!tess_ch_plan_make(r, TESS_CH_OP_UPDATE, &p)) return;
   switch (2 * tess_ch_consts_make(&p, &c) + p.has_w) {
     TESS_CH_CASES(tess_ch_update_sweep)
   default:
@@ -266,12 +254,10 @@ void tess_ch_update_cpu(const tess_region *r)
   }
 }
 
-void tess_ch_fused_cpu(const tess_region *r)
-{
+void tess_ch_fused_cpu(const tess_region *r) {
   tess_ch_plan p;
   tess_ch_consts c;
-  if (!tess_ch_plan_make(r, TESS_CH_OP_FUSED, &p))
-    return;
+  if (!tess_ch_plan_make(r, TESS_CH_OP_FUSED, &p)) return;
   switch (2 * tess_ch_consts_make(&p, &c) + p.has_w) {
     TESS_CH_CASES(tess_ch_fused_sweep)
   default:
@@ -283,18 +269,15 @@ void tess_ch_fused_cpu(const tess_region *r)
 
 /* ---- stability -------------------------------------------------------------------------- */
 
-double tess_ch_growth_rate(double M, double B, double U, double K, double u0, double lambda)
-{
+double tess_ch_growth_rate(double M, double B, double U, double K, double u0, double lambda) {
   return M * lambda * (B - 3.0 * U * u0 * u0 - K * lambda);
 }
 
 double tess_ch_dt_limit(double M, double B, double U, double K, double u0, const double h[3],
-                        const int active[3])
-{
+                        const int active[3]) {
   double lmax = 0.0;
   for (int i = 0; i < 3; i++)
-    if (active[i])
-      lmax += 4.0 / (h[i] * h[i]);
+    if (active[i]) lmax += 4.0 / (h[i] * h[i]);
   /* -sigma(l) = a l^2 + b l is 0 at l = 0; its maximum on [0, lmax] is at lmax or, when the
    * parabola opens downwards, at its vertex if that lies inside. */
   const double a = M * K;
@@ -304,8 +287,7 @@ double tess_ch_dt_limit(double M, double B, double U, double K, double u0, const
     const double lv = -b / (2.0 * a);
     if (lv > 0.0 && lv < lmax) {
       const double at_vertex = -tess_ch_growth_rate(M, B, U, K, u0, lv);
-      if (at_vertex > worst)
-        worst = at_vertex;
+      if (at_vertex > worst) worst = at_vertex;
     }
   }
   return worst > 0.0 ? 2.0 / worst : (double)INFINITY;

@@ -27,27 +27,22 @@ struct tess_ch_dev {
 };
 
 /* Same operation sequences as the helpers of the same names in cahn_hilliard.c. */
-__device__ __forceinline__ double tess_ch_d2(double fp, double fm, double f0, double ih)
-{
+__device__ __forceinline__ double tess_ch_d2(double fp, double fm, double f0, double ih) {
   return __dmul_rn(__dsub_rn(__dadd_rn(fp, fm), __dmul_rn(2.0, f0)), ih);
 }
 
 template <int NA>
-__device__ __forceinline__ double tess_ch_lap(const double *__restrict__ f, const tess_ch_dev &d)
-{
+__device__ __forceinline__ double tess_ch_lap(const double *__restrict__ f, const tess_ch_dev &d) {
   double lap = 0.0; /* stays 0 only on a grid with no active axis */
-  if (NA >= 1)
-    lap = tess_ch_d2(f[d.st[0]], f[-d.st[0]], f[0], d.ih[0]);
-  if (NA >= 2)
-    lap = __dadd_rn(lap, tess_ch_d2(f[d.st[1]], f[-d.st[1]], f[0], d.ih[1]));
-  if (NA >= 3)
-    lap = __dadd_rn(lap, tess_ch_d2(f[d.st[2]], f[-d.st[2]], f[0], d.ih[2]));
+  if (NA >= 1) lap = tess_ch_d2(f[d.st[0]], f[-d.st[0]], f[0], d.ih[0]);
+  if (NA >= 2) lap = __dadd_rn(lap, tess_ch_d2(f[d.st[1]], f[-d.st[1]], f[0], d.ih[1]));
+  if (NA >= 3) lap = __dadd_rn(lap, tess_ch_d2(f[d.st[2]], f[-d.st[2]], f[0], d.ih[2]));
   return lap;
 }
 
 template <int NA>
-__device__ __forceinline__ double tess_ch_mu_at(const double *__restrict__ v, const tess_ch_dev &d)
-{
+__device__ __forceinline__ double tess_ch_mu_at(const double *__restrict__ v,
+                                                const tess_ch_dev &d) {
   const double v0 = v[0];
   const double poly =
       __dadd_rn(__dmul_rn(d.p.neg_b, v0), __dmul_rn(d.p.u, __dmul_rn(__dmul_rn(v0, v0), v0)));
@@ -56,36 +51,31 @@ __device__ __forceinline__ double tess_ch_mu_at(const double *__restrict__ v, co
 
 template <int W>
 __device__ __forceinline__ double tess_ch_combine(double v, double lap_mu, double w,
-                                                  const tess_ch_dev &d)
-{
+                                                  const tess_ch_dev &d) {
   const double e = __dmul_rn(d.p.c1, __dadd_rn(v, __dmul_rn(d.p.coef, lap_mu)));
   return W ? __dadd_rn(__dmul_rn(d.p.c0, w), e) : e;
 }
 
 template <int NA>
 __device__ __forceinline__ double tess_ch_lap_mu(const double *__restrict__ v,
-                                                 const tess_ch_dev &d)
-{
+                                                 const tess_ch_dev &d) {
   const double mu0 = tess_ch_mu_at<NA>(v, d);
   double lap = 0.0;
 #pragma unroll
   for (int a = 0; a < NA; a++) {
     const long long s = d.st[a];
-    const double e = tess_ch_d2(tess_ch_mu_at<NA>(v + s, d), tess_ch_mu_at<NA>(v - s, d), mu0,
-                                d.ih[a]);
+    const double e =
+        tess_ch_d2(tess_ch_mu_at<NA>(v + s, d), tess_ch_mu_at<NA>(v - s, d), mu0, d.ih[a]);
     lap = a == 0 ? e : __dadd_rn(lap, e); /* the first axis is assigned, as in tess_ch_lap */
   }
   return lap;
 }
 
 /* OP: a tess_ch_op; W: w present (update and fused only). */
-template <int OP, int NA, int W>
-__global__ void tess_ch_kernel(const tess_ch_dev d)
-{
+template <int OP, int NA, int W> __global__ void tess_ch_kernel(const tess_ch_dev d) {
   const tess_ch_plan &p = d.p;
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= p.n[0])
-    return;
+  if (x >= p.n[0]) return;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < p.n[1]; y += gridDim.y * blockDim.y)
     for (int z = blockIdx.z; z < p.n[2]; z += gridDim.z) {
       const size_t k = TESS_IDX(p.dim0, p.dim1, 1, 0, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
@@ -101,22 +91,26 @@ __global__ void tess_ch_kernel(const tess_ch_dev d)
 }
 
 template <int OP, int W>
-void tess_ch_launch_na(int na, dim3 grid, dim3 block, cudaStream_t s, const tess_ch_dev &d)
-{
+void tess_ch_launch_na(int na, dim3 grid, dim3 block, cudaStream_t s, const tess_ch_dev &d) {
   switch (na) {
-  case 0: tess_ch_kernel<OP, 0, W><<<grid, block, 0, s>>>(d); break;
-  case 1: tess_ch_kernel<OP, 1, W><<<grid, block, 0, s>>>(d); break;
-  case 2: tess_ch_kernel<OP, 2, W><<<grid, block, 0, s>>>(d); break;
-  default: tess_ch_kernel<OP, 3, W><<<grid, block, 0, s>>>(d); break;
+  case 0:
+    tess_ch_kernel<OP, 0, W><<<grid, block, 0, s>>>(d);
+    break;
+  case 1:
+    tess_ch_kernel<OP, 1, W><<<grid, block, 0, s>>>(d);
+    break;
+  case 2:
+    tess_ch_kernel<OP, 2, W><<<grid, block, 0, s>>>(d);
+    break;
+  default:
+    tess_ch_kernel<OP, 3, W><<<grid, block, 0, s>>>(d);
+    break;
   }
 }
 
-template <int OP>
-void tess_ch_launch(const tess_region *r, void *stream)
-{
+template <int OP> void tess_ch_launch(const tess_region *r, void *stream) {
   tess_ch_dev d;
-  if (!tess_ch_plan_make(r, (tess_ch_op)OP, &d.p))
-    return; /* empty region: no zero-sized grid */
+  if (!tess_ch_plan_make(r, (tess_ch_op)OP, &d.p)) return; /* empty region: no zero-sized grid */
   const long long stride[3] = {1, d.p.dim0, (long long)d.p.dim0 * d.p.dim1};
   int na = 0;
   for (int a = 0; a < 3; a++) {
@@ -146,23 +140,19 @@ void tess_ch_launch(const tess_region *r, void *stream)
   else
     tess_ch_launch_na<OP, 0>(na, grid, block, s, d);
   const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    STARPU_CUDA_REPORT_ERROR(err);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
 } // namespace
 
-extern "C" void tess_ch_mu_cuda(const tess_region *r, void *stream)
-{
+extern "C" void tess_ch_mu_cuda(const tess_region *r, void *stream) {
   tess_ch_launch<TESS_CH_OP_MU>(r, stream);
 }
 
-extern "C" void tess_ch_update_cuda(const tess_region *r, void *stream)
-{
+extern "C" void tess_ch_update_cuda(const tess_region *r, void *stream) {
   tess_ch_launch<TESS_CH_OP_UPDATE>(r, stream);
 }
 
-extern "C" void tess_ch_fused_cuda(const tess_region *r, void *stream)
-{
+extern "C" void tess_ch_fused_cuda(const tess_region *r, void *stream) {
   tess_ch_launch<TESS_CH_OP_FUSED>(r, stream);
 }

@@ -16,22 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-_Noreturn static void tess_heat_fail(const char *file, int line, const char *msg)
-{
+_Noreturn static void tess_heat_fail(const char *file, int line, const char *msg) {
   fprintf(stderr, "%s:%d: heat kernel: %s\n", file, line, msg);
   abort();
 }
-#define TESS_HEAT_REQUIRE(cond, msg)                                                             \
-  do {                                                                                           \
-    if (!(cond))                                                                                 \
-      tess_heat_fail(__FILE__, __LINE__, msg);                                                   \
+#define TESS_HEAT_REQUIRE(cond, msg)                                                               \
+  do {                                                                                             \
+    if (!(cond)) tess_heat_fail(__FILE__, __LINE__, msg);                                          \
   } while (0)
 
-int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p)
-{
+int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p) {
   for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i])
-      return 0;
+    if (r->hi[i] <= r->lo[i]) return 0;
 
   TESS_HEAT_REQUIRE(radius == 1 || radius == 3, "radius must be 1 or 3");
   TESS_HEAT_REQUIRE(r->nin >= 1 && r->nout >= 1, "needs one input and one output field");
@@ -78,22 +74,18 @@ int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p)
  * site, so the branches fold away. The weights beyond R are not added as zeros: that would
  * change nothing but the sign of a zero, yet it is easier to keep both versions identical
  * when they run the same operations. */
-static inline double tess_heat_d2(const double *f, ptrdiff_t s, int R, const double *b)
-{
+static inline double tess_heat_d2(const double *f, ptrdiff_t s, int R, const double *b) {
   double acc = b[0] * f[0];
   acc = acc + b[1] * (f[s] + f[-s]);
-  if (R >= 2)
-    acc = acc + b[2] * (f[2 * s] + f[-2 * s]);
-  if (R >= 3)
-    acc = acc + b[3] * (f[3 * s] + f[-3 * s]);
+  if (R >= 2) acc = acc + b[2] * (f[2 * s] + f[-2 * s]);
+  if (R >= 3) acc = acc + b[3] * (f[3 * s] + f[-3 * s]);
   return acc;
 }
 
 /* NA: number of active axes, a constant at every call site like R, so the inner loop is
  * straight-line code. st/ih: stride and 1/h^2 of the active axes, in x, y, z order. */
 static inline void tess_heat_sweep(const tess_heat_plan *p, int R, int NA, const ptrdiff_t *st,
-                                   const double *ih)
-{
+                                   const double *ih) {
   for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)
     for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++)
       for (int c = 0; c < p->nc; c++) {
@@ -102,19 +94,15 @@ static inline void tess_heat_sweep(const tess_heat_plan *p, int R, int NA, const
         double *restrict o = p->out + row;
         for (int x = 0; x < p->n[0]; x++) {
           double lap = 0.0; /* stays 0 only on a grid with no active axis */
-          if (NA >= 1)
-            lap = tess_heat_d2(u + x, st[0], R, p->b) * ih[0];
-          if (NA >= 2)
-            lap = lap + tess_heat_d2(u + x, st[1], R, p->b) * ih[1];
-          if (NA >= 3)
-            lap = lap + tess_heat_d2(u + x, st[2], R, p->b) * ih[2];
+          if (NA >= 1) lap = tess_heat_d2(u + x, st[0], R, p->b) * ih[0];
+          if (NA >= 2) lap = lap + tess_heat_d2(u + x, st[1], R, p->b) * ih[1];
+          if (NA >= 3) lap = lap + tess_heat_d2(u + x, st[2], R, p->b) * ih[2];
           o[x] = u[x] + p->coef * lap;
         }
       }
 }
 
-static void tess_heat_run(const tess_heat_plan *p, int R)
-{
+static void tess_heat_run(const tess_heat_plan *p, int R) {
   const ptrdiff_t sy = (ptrdiff_t)p->dim0 * p->nc; /* next y, same component */
   const ptrdiff_t stride[3] = {1, sy, sy * (ptrdiff_t)p->dim1};
   ptrdiff_t st[3] = {0, 0, 0};
@@ -126,9 +114,9 @@ static void tess_heat_run(const tess_heat_plan *p, int R)
       ih[na] = p->inv_h2[a];
       na++;
     }
-#define TESS_HEAT_CASE(RR, NN)                                                                   \
-  case 4 * (RR) + (NN):                                                                          \
-    tess_heat_sweep(p, RR, NN, st, ih);                                                          \
+#define TESS_HEAT_CASE(RR, NN)                                                                     \
+  case 4 * (RR) + (NN):                                                                            \
+    tess_heat_sweep(p, RR, NN, st, ih);                                                            \
     break;
   switch (4 * R + na) {
     TESS_HEAT_CASE(1, 0)
@@ -145,18 +133,14 @@ static void tess_heat_run(const tess_heat_plan *p, int R)
 #undef TESS_HEAT_CASE
 }
 
-void tess_heat2_cpu(const tess_region *r)
-{
+void tess_heat2_cpu(const tess_region *r) {
   tess_heat_plan p;
-  if (tess_heat_plan_make(r, 1, &p))
-    tess_heat_run(&p, 1);
+  if (tess_heat_plan_make(r, 1, &p)) tess_heat_run(&p, 1);
 }
 
-void tess_heat6_cpu(const tess_region *r)
-{
+void tess_heat6_cpu(const tess_region *r) {
   tess_heat_plan p;
-  if (tess_heat_plan_make(r, 3, &p))
-    tess_heat_run(&p, 3);
+  if (tess_heat_plan_make(r, 3, &p)) tess_heat_run(&p, 3);
 }
 
 #ifdef TESS_HAVE_CUDA

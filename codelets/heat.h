@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 typedef struct {
-  double kappa; /* diffusivity */
+  double kappa;     /* diffusivity */
 } tess_heat_params; /* the stage's params block */
 
 extern const tess_kernel tess_heat2_kernel; /* "heat2", TESS_SHAPE_STAR, radius 1 */
@@ -47,15 +47,15 @@ void tess_heat6_cuda(const tess_region *r, void *stream);
 
 /* Everything one sweep needs, by value (the CUDA kernel receives it as its argument). */
 typedef struct {
-  int lo[3], n[3];   /* region start and extent */
-  int dim0, dim1;    /* padded tile extent in x and y (strides) */
-  int nc;            /* components */
-  int active[3];     /* axis has a stencil (dim > 1) */
-  double inv_h2[3];  /* 1 / h^2 per axis */
-  double b[4];       /* weights b0..b3 (b_k = 0 beyond the radius) */
-  double coef;       /* dt * kappa */
-  const double *in;  /* in[0]  */
-  double *out;       /* out[0] */
+  int lo[3], n[3];  /* region start and extent */
+  int dim0, dim1;   /* padded tile extent in x and y (strides) */
+  int nc;           /* components */
+  int active[3];    /* axis has a stencil (dim > 1) */
+  double inv_h2[3]; /* 1 / h^2 per axis */
+  double b[4];      /* weights b0..b3 (b_k = 0 beyond the radius) */
+  double coef;      /* dt * kappa */
+  const double *in; /* in[0]  */
+  double *out;      /* out[0] */
 } tess_heat_plan;
 
 /* Checks r against a stencil of the given radius (1 or 3) and fills p. Returns 0 for an empty

@@ -25,38 +25,30 @@ struct tess_heat_dev {
 
 /* Same operation sequence as tess_heat_d2 in heat.c. */
 template <int R>
-__device__ __forceinline__ double tess_heat_d2(const double *__restrict__ f, long long s,
-                                               double b0, double b1, double b2, double b3)
-{
+__device__ __forceinline__ double tess_heat_d2(const double *__restrict__ f, long long s, double b0,
+                                               double b1, double b2, double b3) {
   double acc = __dmul_rn(b0, f[0]);
   acc = __dadd_rn(acc, __dmul_rn(b1, __dadd_rn(f[s], f[-s])));
-  if (R >= 2)
-    acc = __dadd_rn(acc, __dmul_rn(b2, __dadd_rn(f[2 * s], f[-2 * s])));
-  if (R >= 3)
-    acc = __dadd_rn(acc, __dmul_rn(b3, __dadd_rn(f[3 * s], f[-3 * s])));
+  if (R >= 2) acc = __dadd_rn(acc, __dmul_rn(b2, __dadd_rn(f[2 * s], f[-2 * s])));
+  if (R >= 3) acc = __dadd_rn(acc, __dmul_rn(b3, __dadd_rn(f[3 * s], f[-3 * s])));
   return acc;
 }
 
-template <int R, int NA>
-__global__ void tess_heat_kernel(const tess_heat_dev d)
-{
+template <int R, int NA> __global__ void tess_heat_kernel(const tess_heat_dev d) {
   const tess_heat_plan &p = d.p;
   /* Weights as scalars: passing the parameter array by address would copy it to local memory. */
   const double b0 = p.b[0], b1 = p.b[1], b2 = p.b[2], b3 = p.b[3];
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= p.n[0])
-    return;
+  if (x >= p.n[0]) return;
   const int nzc = p.n[2] * p.nc;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < p.n[1]; y += gridDim.y * blockDim.y)
     for (int zc = blockIdx.z; zc < nzc; zc += gridDim.z) {
       const int z = zc / p.nc;
       const int c = zc - z * p.nc;
-      const size_t k =
-          TESS_IDX(p.dim0, p.dim1, p.nc, c, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
+      const size_t k = TESS_IDX(p.dim0, p.dim1, p.nc, c, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
       const double *__restrict__ u = p.in + k;
       double lap = 0.0; /* stays 0 only on a grid with no active axis */
-      if (NA >= 1)
-        lap = __dmul_rn(tess_heat_d2<R>(u, d.st[0], b0, b1, b2, b3), d.ih[0]);
+      if (NA >= 1) lap = __dmul_rn(tess_heat_d2<R>(u, d.st[0], b0, b1, b2, b3), d.ih[0]);
       if (NA >= 2)
         lap = __dadd_rn(lap, __dmul_rn(tess_heat_d2<R>(u, d.st[1], b0, b1, b2, b3), d.ih[1]));
       if (NA >= 3)
@@ -65,12 +57,9 @@ __global__ void tess_heat_kernel(const tess_heat_dev d)
     }
 }
 
-template <int R>
-void tess_heat_launch(const tess_region *r, void *stream)
-{
+template <int R> void tess_heat_launch(const tess_region *r, void *stream) {
   tess_heat_dev d;
-  if (!tess_heat_plan_make(r, R, &d.p))
-    return; /* empty region: no zero-sized grid */
+  if (!tess_heat_plan_make(r, R, &d.p)) return; /* empty region: no zero-sized grid */
   const long long sy = (long long)d.p.dim0 * d.p.nc;
   const long long stride[3] = {1, sy, sy * d.p.dim1};
   int na = 0;
@@ -97,24 +86,29 @@ void tess_heat_launch(const tess_region *r, void *stream)
                   (unsigned)(nzc < 65535 ? nzc : 65535));
   cudaStream_t s = (cudaStream_t)stream;
   switch (na) {
-  case 0: tess_heat_kernel<R, 0><<<grid, block, 0, s>>>(d); break;
-  case 1: tess_heat_kernel<R, 1><<<grid, block, 0, s>>>(d); break;
-  case 2: tess_heat_kernel<R, 2><<<grid, block, 0, s>>>(d); break;
-  default: tess_heat_kernel<R, 3><<<grid, block, 0, s>>>(d); break;
+  case 0:
+    tess_heat_kernel<R, 0><<<grid, block, 0, s>>>(d);
+    break;
+  case 1:
+    tess_heat_kernel<R, 1><<<grid, block, 0, s>>>(d);
+    break;
+  case 2:
+    tess_heat_kernel<R, 2><<<grid, block, 0, s>>>(d);
+    break;
+  default:
+    tess_heat_kernel<R, 3><<<grid, block, 0, s>>>(d);
+    break;
   }
   const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    STARPU_CUDA_REPORT_ERROR(err);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
 } // namespace
 
-extern "C" void tess_heat2_cuda(const tess_region *r, void *stream)
-{
+extern "C" void tess_heat2_cuda(const tess_region *r, void *stream) {
   tess_heat_launch<1>(r, stream);
 }
 
-extern "C" void tess_heat6_cuda(const tess_region *r, void *stream)
-{
+extern "C" void tess_heat6_cuda(const tess_region *r, void *stream) {
   tess_heat_launch<3>(r, stream);
 }

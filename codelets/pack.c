@@ -12,29 +12,23 @@
 #include "tessera_kernel.h"
 
 /* Elements of the box over all components; 0 for an empty box. */
-static size_t tess_pack_count(const tess_pack_args *a)
-{
-  if (a->nc <= 0)
-    return 0;
+static size_t tess_pack_count(const tess_pack_args *a) {
+  if (a->nc <= 0) return 0;
   size_t n = (size_t)a->nc;
   for (int i = 0; i < 3; i++) {
-    if (a->hi[i] <= a->lo[i])
-      return 0;
+    if (a->hi[i] <= a->lo[i]) return 0;
     n *= (size_t)(a->hi[i] - a->lo[i]);
   }
   return n;
 }
 
 /* Offset in the tile of the first cell of row (c, y, z) of the box. */
-static size_t tess_pack_row(const tess_pack_args *a, int c, int y, int z)
-{
+static size_t tess_pack_row(const tess_pack_args *a, int c, int y, int z) {
   return TESS_IDX(a->dim[0], a->dim[1], a->nc, c, a->lo[0], y, z);
 }
 
-void tess_pack_cpu_box(const tess_pack_args *a, double *buf)
-{
-  if (tess_pack_count(a) == 0)
-    return;
+void tess_pack_cpu_box(const tess_pack_args *a, double *buf) {
+  if (tess_pack_count(a) == 0) return;
   const size_t len = (size_t)(a->hi[0] - a->lo[0]);
   for (int z = a->lo[2]; z < a->hi[2]; z++)
     for (int y = a->lo[1]; y < a->hi[1]; y++)
@@ -42,10 +36,8 @@ void tess_pack_cpu_box(const tess_pack_args *a, double *buf)
         memcpy(buf, a->tile + tess_pack_row(a, c, y, z), len * sizeof(double));
 }
 
-void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf)
-{
-  if (tess_pack_count(a) == 0)
-    return;
+void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf) {
+  if (tess_pack_count(a) == 0) return;
   const size_t len = (size_t)(a->hi[0] - a->lo[0]);
   for (int z = a->lo[2]; z < a->hi[2]; z++)
     for (int y = a->lo[1]; y < a->hi[1]; y++)
@@ -57,8 +49,7 @@ void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf)
 
 /* The buffer handle comes from the runtime's halo plan; a short one would be a plan bug that
  * silently corrupts memory, so check it on every task (cheap next to the copy). */
-static double *tess_pack_buffer(void *buffers[], const tess_pack_args *a)
-{
+static double *tess_pack_buffer(void *buffers[], const tess_pack_args *a) {
   STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[0]) == sizeof(double),
                     "pack buffer must hold doubles");
   STARPU_ASSERT_MSG(STARPU_VECTOR_GET_NX(buffers[0]) >= tess_pack_count(a),
@@ -67,27 +58,23 @@ static double *tess_pack_buffer(void *buffers[], const tess_pack_args *a)
   return (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
 }
 
-static void tess_pack_cpu_func(void *buffers[], void *cl_arg)
-{
+static void tess_pack_cpu_func(void *buffers[], void *cl_arg) {
   const tess_pack_args *a = cl_arg;
   tess_pack_cpu_box(a, tess_pack_buffer(buffers, a));
 }
 
-static void tess_unpack_cpu_func(void *buffers[], void *cl_arg)
-{
+static void tess_unpack_cpu_func(void *buffers[], void *cl_arg) {
   const tess_pack_args *a = cl_arg;
   tess_unpack_cpu_box(a, tess_pack_buffer(buffers, a));
 }
 
 #ifdef STARPU_USE_CUDA
-static void tess_pack_cuda_func(void *buffers[], void *cl_arg)
-{
+static void tess_pack_cuda_func(void *buffers[], void *cl_arg) {
   const tess_pack_args *a = cl_arg;
   tess_pack_cuda_box(a, tess_pack_buffer(buffers, a), starpu_cuda_get_local_stream());
 }
 
-static void tess_unpack_cuda_func(void *buffers[], void *cl_arg)
-{
+static void tess_unpack_cuda_func(void *buffers[], void *cl_arg) {
   const tess_pack_args *a = cl_arg;
   tess_unpack_cuda_box(a, tess_pack_buffer(buffers, a), starpu_cuda_get_local_stream());
 }
@@ -95,8 +82,7 @@ static void tess_unpack_cuda_func(void *buffers[], void *cl_arg)
 
 /* The default footprint hashes the sizes of all buffers, which would give every set of
  * dependency-only pieces its own history although the cost depends on the box alone. */
-static uint32_t tess_pack_footprint(struct starpu_task *task)
-{
+static uint32_t tess_pack_footprint(struct starpu_task *task) {
   const tess_pack_args *a = task->cl_arg;
   uint32_t h = starpu_hash_crc32c_be((uint32_t)a->nc, 0);
   for (int i = 0; i < 3; i++)

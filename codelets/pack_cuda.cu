@@ -24,8 +24,7 @@ struct tess_pack_box {
 
 /* I: index type (unsigned or size_t); UNPACK: direction. */
 template <typename I, bool UNPACK>
-__global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I count)
-{
+__global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I count) {
   const I stride = (I)gridDim.x * (I)blockDim.x;
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
     I t = i;
@@ -43,9 +42,7 @@ __global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I c
   }
 }
 
-template <bool UNPACK>
-void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s)
-{
+template <bool UNPACK> void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s) {
   tess_pack_box b;
   size_t count = a->nc > 0 ? (size_t)a->nc : 0;
   for (int i = 0; i < 3; i++) {
@@ -53,8 +50,7 @@ void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s)
     b.n[i] = a->hi[i] > a->lo[i] ? a->hi[i] - a->lo[i] : 0;
     count *= (size_t)b.n[i];
   }
-  if (count == 0)
-    return; /* also keeps the grid below from being empty */
+  if (count == 0) return; /* also keeps the grid below from being empty */
   b.dim0 = a->dim[0];
   b.dim1 = a->dim[1];
   b.nc = a->nc;
@@ -69,19 +65,16 @@ void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s)
   else
     tess_pack_kernel<size_t, UNPACK><<<blocks, threads, 0, s>>>(b, a->tile, buf, count);
   const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    STARPU_CUDA_REPORT_ERROR(err);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
 } // namespace
 
-extern "C" void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s)
-{
+extern "C" void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s) {
   tess_pack_launch<false>(a, buf, s);
 }
 
 /* The kernel only reads buf when unpacking; one kernel for both directions is worth the cast. */
-extern "C" void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s)
-{
+extern "C" void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s) {
   tess_pack_launch<true>(a, const_cast<double *>(buf), s);
 }

@@ -24,17 +24,16 @@
 typedef enum { TESS_COST_PROCS, TESS_COST_TILES } tess_cost_kind;
 
 /* Cells of one block, with each axis extended by ext[i]. */
-static int64_t tess_cells(const int n[3], const int p[3], const int ext[3])
-{
+static int64_t tess_cells(const int n[3], const int p[3], const int ext[3]) {
   int64_t c = 1;
-  for (int i = 0; i < 3; i++) c *= (int64_t)(n[i] / p[i] + ext[i]);
+  for (int i = 0; i < 3; i++)
+    c *= (int64_t)(n[i] / p[i] + ext[i]);
   return c;
 }
 
 /* Eq. 7 without its factor 2 (it does not change the argmin), or Eq. 12's Q_inter. An axis of
  * extent 1 is a 2D/1D problem: it has no halo at all. */
-static int64_t tess_cost(const int n[3], const int p[3], int r, tess_cost_kind kind)
-{
+static int64_t tess_cost(const int n[3], const int p[3], int r, tess_cost_kind kind) {
   int halo[3], inner[3];
   for (int i = 0; i < 3; i++) {
     halo[i] = n[i] > 1 ? 2 * r : 0;
@@ -45,8 +44,7 @@ static int64_t tess_cost(const int n[3], const int p[3], int r, tess_cost_kind k
   return tess_cells(n, p, halo) - tess_cells(n, p, inner);
 }
 
-static int tess_decomp_best(const int n[3], int count, int radius, tess_cost_kind kind, int p[3])
-{
+static int tess_decomp_best(const int n[3], int count, int radius, tess_cost_kind kind, int p[3]) {
   if (count < 1 || radius < 0 || n[0] < 1 || n[1] < 1 || n[2] < 1) return -1;
   int found = 0;
   int64_t best = 0;
@@ -60,39 +58,36 @@ static int tess_decomp_best(const int n[3], int count, int radius, tess_cost_kin
       if (!found || cost < best) {
         found = 1;
         best = cost;
-        for (int i = 0; i < 3; i++) p[i] = q[i];
+        for (int i = 0; i < 3; i++)
+          p[i] = q[i];
       }
     }
   }
   return found ? 0 : -1;
 }
 
-int tess_decomp_procs(const int n[3], int count, int radius, int p[3])
-{
+int tess_decomp_procs(const int n[3], int count, int radius, int p[3]) {
   return tess_decomp_best(n, count, radius, TESS_COST_PROCS, p);
 }
 
-int tess_decomp_tiles(const int n[3], int count, int radius, int p[3])
-{
+int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]) {
   return tess_decomp_best(n, count, radius, TESS_COST_TILES, p);
 }
 
 static int tess_is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-static int tess_log2(int v)
-{
+static int tess_log2(int v) {
   int b = 0;
-  while ((1 << b) < v) b++;
+  while ((1 << b) < v)
+    b++;
   return b;
 }
 
-int tess_decomp_is_pow2(const int p[3])
-{
+int tess_decomp_is_pow2(const int p[3]) {
   return tess_is_pow2(p[0]) && tess_is_pow2(p[1]) && tess_is_pow2(p[2]);
 }
 
-void tess_decomp_coord(const int p[3], int k, int c[3])
-{
+void tess_decomp_coord(const int p[3], int k, int c[3]) {
   if (!tess_decomp_is_pow2(p)) {
     c[0] = k % p[0];
     c[1] = k / p[0] % p[1];
@@ -111,8 +106,7 @@ void tess_decomp_coord(const int p[3], int k, int c[3])
   }
 }
 
-int tess_decomp_index(const int p[3], const int c[3])
-{
+int tess_decomp_index(const int p[3], const int c[3]) {
   if (!tess_decomp_is_pow2(p)) return c[0] + p[0] * (c[1] + p[1] * c[2]);
   const int bits[3] = {tess_log2(p[0]), tess_log2(p[1]), tess_log2(p[2])};
   int used[3] = {0, 0, 0}, k = 0;
@@ -125,8 +119,8 @@ int tess_decomp_index(const int p[3], const int c[3])
   return k;
 }
 
-void tess_morton_decode3(unsigned k, int c[3])
-{
+void tess_morton_decode3(unsigned k, int c[3]) {
   c[0] = c[1] = c[2] = 0;
-  for (int j = 0; j < 32; j++) c[j % 3] |= (int)((k >> j) & 1u) << (j / 3);
+  for (int j = 0; j < 32; j++)
+    c[j % 3] |= (int)((k >> j) & 1u) << (j / 3);
 }

@@ -67,7 +67,9 @@ static const char *device_names[] = {TESS_DEVICE_LIST(TESS_X_NAME)};
 static const char *kind_names[] = {TESS_TASK_KIND_LIST(TESS_X_NAME)};
 
 const char *tess_err_name(tess_err e) { return (unsigned)e < TESS_ERR_COUNT ? err_names[e] : "?"; }
-const char *tess_mode_name(tess_mode m) { return (unsigned)m < TESS_MODE_COUNT ? mode_names[m] : "?"; }
+const char *tess_mode_name(tess_mode m) {
+  return (unsigned)m < TESS_MODE_COUNT ? mode_names[m] : "?";
+}
 const char *tess_device_name(tess_device d) {
   return (unsigned)d < TESS_DEVICE_COUNT ? device_names[d] : "?";
 }

@@ -22,38 +22,38 @@ tess_err tess_error_trace(tess_err code, const char *file, int line, const char 
 
 #define TESS_ERROR(code, ...) tess_error_raise((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
-#define TESS_CHECK(cond, code, ...)                                                              \
-  do {                                                                                           \
-    if (!(cond)) return TESS_ERROR((code), __VA_ARGS__);                                         \
+#define TESS_CHECK(cond, code, ...)                                                                \
+  do {                                                                                             \
+    if (!(cond)) return TESS_ERROR((code), __VA_ARGS__);                                           \
   } while (0)
 
-#define TESS_CALL(expr)                                                                          \
-  do {                                                                                           \
-    tess_err tess_e_ = (expr);                                                                   \
-    if (tess_e_) return tess_error_trace(tess_e_, __FILE__, __LINE__, __func__);                 \
+#define TESS_CALL(expr)                                                                            \
+  do {                                                                                             \
+    tess_err tess_e_ = (expr);                                                                     \
+    if (tess_e_) return tess_error_trace(tess_e_, __FILE__, __LINE__, __func__);                   \
   } while (0)
 
 /* StarPU and MPI report errors as ints; wrap them. */
-#define TESS_STARPU_CALL(expr)                                                                   \
-  do {                                                                                           \
-    int tess_r_ = (expr);                                                                        \
-    if (tess_r_) return TESS_ERROR(TESS_ERR_STARPU, "%s returned %d", #expr, tess_r_);          \
+#define TESS_STARPU_CALL(expr)                                                                     \
+  do {                                                                                             \
+    int tess_r_ = (expr);                                                                          \
+    if (tess_r_) return TESS_ERROR(TESS_ERR_STARPU, "%s returned %d", #expr, tess_r_);             \
   } while (0)
 
-#define TESS_MPI_CALL(expr)                                                                      \
-  do {                                                                                           \
-    int tess_r_ = (expr);                                                                        \
+#define TESS_MPI_CALL(expr)                                                                        \
+  do {                                                                                             \
+    int tess_r_ = (expr);                                                                          \
     if (tess_r_ != MPI_SUCCESS) return TESS_ERROR(TESS_ERR_MPI, "%s returned %d", #expr, tess_r_); \
   } while (0)
 
 /* A variant that jumps to a cleanup label with `err` set. */
-#define TESS_CALL_GOTO(err, label, expr)                                                         \
-  do {                                                                                           \
-    (err) = (expr);                                                                              \
-    if (err) {                                                                                   \
-      tess_error_trace((err), __FILE__, __LINE__, __func__);                                     \
-      goto label;                                                                                \
-    }                                                                                            \
+#define TESS_CALL_GOTO(err, label, expr)                                                           \
+  do {                                                                                             \
+    (err) = (expr);                                                                                \
+    if (err) {                                                                                     \
+      tess_error_trace((err), __FILE__, __LINE__, __func__);                                       \
+      goto label;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 #endif

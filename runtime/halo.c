@@ -4,8 +4,9 @@
  * N sends towards d = -h:
  *
  *   N: pack(d)  ->  sendbuf[N][d]  --(same rank: StarPU copies the buffer, GPU<->GPU direct)-->
- *                                  --(other rank: starpu_mpi_isend / irecv, host-staged)--> recvbuf[X][h]
- *   X: unpack(h) -> halo pieces of X at h  ->  the outer segments whose footprint reads them
+ *                                  --(other rank: starpu_mpi_isend / irecv, host-staged)-->
+ * recvbuf[X][h] X: unpack(h) -> halo pieces of X at h  ->  the outer segments whose footprint reads
+ * them
  *
  * pack reads only the owned pieces it sends, unpack writes only the halo pieces of its
  * direction, so each chain depends on nothing but its own data (digest 2.7). Receives are
@@ -30,7 +31,8 @@ static void send_pieces(const tess_sim_t sim, const int d[3], tess_pieceset *s) 
     for (a[1] = 1; a[1] <= 3; a[1]++)
       for (a[0] = 1; a[0] <= 3; a[0]++) {
         int ok = 1;
-        for (int i = 0; i < 3; i++) ok &= d[i] == 0 || a[i] == (d[i] < 0 ? 1 : 3);
+        for (int i = 0; i < 3; i++)
+          ok &= d[i] == 0 || a[i] == (d[i] < 0 ? 1 : 3);
         tess_box b;
         tess_piece_box(sim->tn, sim->ghost, tess_piece_index(a), &b);
         if (ok && !tess_box_empty(&b)) tess_pieceset_add(s, tess_piece_index(a));
@@ -38,16 +40,20 @@ static void send_pieces(const tess_sim_t sim, const int d[3], tess_pieceset *s) 
 }
 
 static void neighbour(const tess_sim_t sim, const int gc[3], const int d[3], int out[3]) {
-  for (int i = 0; i < 3; i++) out[i] = ((gc[i] + d[i]) % sim->G[i] + sim->G[i]) % sim->G[i];
+  for (int i = 0; i < 3; i++)
+    out[i] = ((gc[i] + d[i]) % sim->G[i] + sim->G[i]) % sim->G[i];
 }
 
-static starpu_data_handle_t buffer(const tess_sim_t sim, starpu_data_handle_t *h, int nc, const tess_box *b) {
+static starpu_data_handle_t buffer(const tess_sim_t sim, starpu_data_handle_t *h, int nc,
+                                   const tess_box *b) {
   (void)sim;
-  if (!*h) starpu_vector_data_register(h, -1, 0, (uint32_t)(tess_box_cells(b) * nc), sizeof(double));
+  if (!*h)
+    starpu_vector_data_register(h, -1, 0, (uint32_t)(tess_box_cells(b) * nc), sizeof(double));
   return *h;
 }
 
-static tess_pack_args *pack_args(const tess_sim_t sim, const tess_storage *st, int nc, const tess_box *b) {
+static tess_pack_args *pack_args(const tess_sim_t sim, const tess_storage *st, int nc,
+                                 const tess_box *b) {
   tess_pack_args *a = malloc(sizeof *a);
   if (!a) return NULL;
   for (int i = 0; i < 3; i++) {
@@ -77,9 +83,15 @@ static tess_err submit_unpack(tess_sim_t sim, int stage, tess_tile *x, int slot,
   tess_halo_box(sim->tn, sim->ghost, h, &hb);
   tess_storage *st = &x->slot[slot];
   if (delayed(sim, x->id, hi)) TESS_CALL(tess_task_gate(sim, src));
-  tess_task_spec spec = {.cl = &tess_unpack_cl, .arg = pack_args(sim, st, nc, &hb),
-                         .arg_size = sizeof(tess_pack_args), .priority = TESS_PRIO_HALO, .tile = x,
-                         .kind = TESS_TASK_UNPACK, .log_tile = x->id, .dir = hi, .stage = stage};
+  tess_task_spec spec = {.cl = &tess_unpack_cl,
+                         .arg = pack_args(sim, st, nc, &hb),
+                         .arg_size = sizeof(tess_pack_args),
+                         .priority = TESS_PRIO_HALO,
+                         .tile = x,
+                         .kind = TESS_TASK_UNPACK,
+                         .log_tile = x->id,
+                         .dir = hi,
+                         .stage = stage};
   TESS_CHECK(spec.arg, TESS_ERR_MEM, "cannot allocate unpack arguments");
   tess_task_spec_add(&spec, src, STARPU_R);
   tess_pieceset hp;
@@ -118,7 +130,8 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
       if (!((dirs >> hi) & 1)) continue;
       int h[3], d[3], xc[3], xl;
       tess_dir_vector(hi, h);
-      for (int i = 0; i < 3; i++) d[i] = -h[i];
+      for (int i = 0; i < 3; i++)
+        d[i] = -h[i];
       const int di = tess_dir_index(d);
       neighbour(sim, n->gcoord, d, xc); /* the tile receiving this data in its halo h */
       const int owner = tess_sim_tile_owner(sim, xc, &xl);
@@ -126,9 +139,14 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
       tess_box sb;
       tess_send_box(sim->tn, sim->ghost, d, &sb);
       starpu_data_handle_t buf = buffer(sim, &st->sendbuf[di], nc, &sb);
-      tess_task_spec spec = {.cl = &tess_pack_cl, .arg = pack_args(sim, st, nc, &sb),
-                             .arg_size = sizeof(tess_pack_args), .priority = TESS_PRIO_HALO,
-                             .tile = n, .kind = TESS_TASK_PACK, .log_tile = n->id, .dir = di,
+      tess_task_spec spec = {.cl = &tess_pack_cl,
+                             .arg = pack_args(sim, st, nc, &sb),
+                             .arg_size = sizeof(tess_pack_args),
+                             .priority = TESS_PRIO_HALO,
+                             .tile = n,
+                             .kind = TESS_TASK_PACK,
+                             .log_tile = n->id,
+                             .dir = di,
                              .stage = stage};
       TESS_CHECK(spec.arg, TESS_ERR_MEM, "cannot allocate pack arguments");
       tess_task_spec_add(&spec, buf, STARPU_W);

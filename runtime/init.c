@@ -24,7 +24,8 @@ int tess_cuda_devids(int devs[STARPU_NMAXWORKERS]) {
   const int n = (int)starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
   for (int i = 0; i < n; i++) {
     int d = starpu_worker_get_devid(ids[i]), seen = 0;
-    for (int j = 0; j < ndev; j++) seen |= devs[j] == d;
+    for (int j = 0; j < ndev; j++)
+      seen |= devs[j] == d;
     if (!seen) devs[ndev++] = d;
   }
   return ndev;
@@ -94,14 +95,16 @@ static tess_err setup_trace(const char *dir) {
 /* Rank 0, after MPI_Finalize: starpu_fxt_tool writes its outputs into the current directory. */
 static void merge_trace(void) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && tool=$(command -v starpu_fxt_tool || echo '%s/starpu_fxt_tool') && "
-           "\"$tool\" -c $(for f in prof_file_*; do printf ' -i %%s' \"$f\"; done) > fxt_tool.log 2>&1",
-           trace_dir, TESS_STARPU_BINDIR);
+  snprintf(
+      cmd, sizeof cmd,
+      "cd '%s' && tool=$(command -v starpu_fxt_tool || echo '%s/starpu_fxt_tool') && "
+      "\"$tool\" -c $(for f in prof_file_*; do printf ' -i %%s' \"$f\"; done) > fxt_tool.log 2>&1",
+      trace_dir, TESS_STARPU_BINDIR);
   if (system(cmd) == 0)
     fprintf(stderr, "tessera: trace in %s/: paje.trace (ViTE), dag.dot, tasks.rec\n", trace_dir);
   else
-    fprintf(stderr, "tessera: error: starpu_fxt_tool failed on %s/prof_file_* (see %s/fxt_tool.log)\n",
+    fprintf(stderr,
+            "tessera: error: starpu_fxt_tool failed on %s/prof_file_* (see %s/fxt_tool.log)\n",
             trace_dir, trace_dir);
 }
 
@@ -118,9 +121,10 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &my_size);
-  TESS_CHECK(provided >= MPI_THREAD_SERIALIZED, TESS_ERR_MPI,
-             "the MPI library provides thread level %d; StarPU-MPI needs at least MPI_THREAD_SERIALIZED",
-             provided);
+  TESS_CHECK(
+      provided >= MPI_THREAD_SERIALIZED, TESS_ERR_MPI,
+      "the MPI library provides thread level %d; StarPU-MPI needs at least MPI_THREAD_SERIALIZED",
+      provided);
 
   /* StarPU built with FxT records a trace unless told not to; tracing is opt-in here. StarPU's
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
@@ -140,11 +144,12 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   conf.ncuda = opts->device == TESS_DEVICE_CPU ? 0 : opts->ncuda;
   conf.nopencl = 0;
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
-  TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)", r);
+  TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)",
+             r);
   /* TESS_PROFILE=1: StarPU's per-worker and bus summaries at finalize (where time goes). */
   if (getenv("TESS_PROFILE")) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-  tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers", starpu_cpu_worker_get_count(),
-           starpu_cuda_worker_get_count());
+  tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers",
+           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count());
   return TESS_OK;
 }
 

@@ -40,7 +40,8 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
       /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node,
        * which is the GPU for a GPU tile. */
       TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, mode));
-      const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+      const struct starpu_block_interface *b =
+          starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
       piece_view v = {(double *)b->ptr, b->ldy, b->ldz, f->nc, {{0}, {0}}};
       tess_piece_box(sim->tn, sim->ghost, p, &v.box);
       fn(sim, t, &v, ctx);
@@ -62,7 +63,8 @@ static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_vie
       for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
         const long g[3] = {t->origin[0] + x - sim->ghost[0], t->origin[1] + y - sim->ghost[1],
                            t->origin[2] + z - sim->ghost[2]};
-        for (int k = 0; k < v->nc; k++) *view_at(v, k, x, y, z) = c->fn(g, k, c->ctx);
+        for (int k = 0; k < v->nc; k++)
+          *view_at(v, k, x, y, z) = c->fn(g, k, c->ctx);
       }
 }
 
@@ -98,10 +100,13 @@ tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global) {
   gather_ctx c = {comp, malloc(mine * sizeof(double))};
   double *all = sim->rank == 0 ? malloc(mine * (size_t)sim->nranks * sizeof(double)) : NULL;
   tess_err err = TESS_OK;
-  if (!c.buf || (sim->rank == 0 && !all)) err = TESS_ERROR(TESS_ERR_MEM, "cannot allocate gather buffers");
-  else TESS_CALL_GOTO(err, done, for_each_owned_piece(sim, field, STARPU_R, gather_piece, &c));
+  if (!c.buf || (sim->rank == 0 && !all))
+    err = TESS_ERROR(TESS_ERR_MEM, "cannot allocate gather buffers");
+  else
+    TESS_CALL_GOTO(err, done, for_each_owned_piece(sim, field, STARPU_R, gather_piece, &c));
   /* Every rank takes part in the collective even after a local failure, so nobody hangs. */
-  if (MPI_Gather(c.buf, (int)mine, MPI_DOUBLE, all, (int)mine, MPI_DOUBLE, 0, sim->comm) != MPI_SUCCESS)
+  if (MPI_Gather(c.buf, (int)mine, MPI_DOUBLE, all, (int)mine, MPI_DOUBLE, 0, sim->comm) !=
+      MPI_SUCCESS)
     err = TESS_ERROR(TESS_ERR_MPI, "MPI_Gather failed");
   if (!err && sim->rank == 0) {
     for (int r = 0; r < sim->nranks; r++)
@@ -114,7 +119,8 @@ tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global) {
             memcpy(global + (size_t)gc[0] * sim->tn[0] +
                        (size_t)sim->n[0] * ((size_t)gc[1] * sim->tn[1] + y +
                                             (size_t)sim->n[1] * ((size_t)gc[2] * sim->tn[2] + z)),
-                   src + (size_t)sim->tn[0] * (y + (size_t)sim->tn[1] * z), sizeof(double) * sim->tn[0]);
+                   src + (size_t)sim->tn[0] * (y + (size_t)sim->tn[1] * z),
+                   sizeof(double) * sim->tn[0]);
       }
   }
 done:

@@ -9,15 +9,15 @@
 
 #include "sim.h"
 
-#define KIND_COLOR_LIST(X)                                                                       \
-  X(TESS_TASK_PACK, 0x2b83ba)     /* blue */                                                     \
-  X(TESS_TASK_EXCHANGE, 0xfdae61) /* orange */                                                   \
-  X(TESS_TASK_UNPACK, 0xabdda4)   /* green */                                                    \
-  X(TESS_TASK_INNER, 0x999999)    /* grey: the bulk */                                           \
+#define KIND_COLOR_LIST(X)                                                                         \
+  X(TESS_TASK_PACK, 0x2b83ba)     /* blue */                                                       \
+  X(TESS_TASK_EXCHANGE, 0xfdae61) /* orange */                                                     \
+  X(TESS_TASK_UNPACK, 0xabdda4)   /* green */                                                      \
+  X(TESS_TASK_INNER, 0x999999)    /* grey: the bulk */                                             \
   X(TESS_TASK_OUTER, 0xd7191c)    /* red: the critical path */
 
 unsigned tess_task_kind_color(tess_task_kind k) {
-#define X_COLOR(kind, rgb)                                                                       \
+#define X_COLOR(kind, rgb)                                                                         \
   if (k == kind) return rgb;
   KIND_COLOR_LIST(X_COLOR)
 #undef X_COLOR
@@ -29,12 +29,14 @@ struct tess_names {
   struct entry {
     unsigned key;
     char *name;
-  } *slot;
+  } * slot;
 };
 
 static unsigned make_key(tess_task_kind kind, int tile, int dir, int stage) {
   return ((((unsigned)tile * TESS_MAX_OPS + (unsigned)stage) * TESS_NDIRS + (unsigned)dir) *
-              TESS_TASK_KIND_COUNT + (unsigned)kind) + 1u; /* 0 marks an empty slot */
+              TESS_TASK_KIND_COUNT +
+          (unsigned)kind) +
+         1u; /* 0 marks an empty slot */
 }
 
 static void dir_text(int dir, char *buf) {
@@ -57,7 +59,8 @@ static int grow(struct tess_names *t) {
   for (size_t i = 0; i < t->cap; i++) {
     if (!t->slot[i].key) continue;
     size_t j = t->slot[i].key % bigger.cap;
-    while (bigger.slot[j].key) j = (j + 1) % bigger.cap;
+    while (bigger.slot[j].key)
+      j = (j + 1) % bigger.cap;
     bigger.slot[j] = t->slot[i];
     bigger.len++;
   }
@@ -67,12 +70,14 @@ static int grow(struct tess_names *t) {
 }
 
 const char *tess_task_name(tess_sim_t sim, tess_task_kind kind, int tile, int dir, int stage) {
-  if (!sim->names && !(sim->names = calloc(1, sizeof *sim->names))) return tess_task_kind_name(kind);
+  if (!sim->names && !(sim->names = calloc(1, sizeof *sim->names)))
+    return tess_task_kind_name(kind);
   struct tess_names *t = sim->names;
   if (2 * (t->len + 1) > t->cap && grow(t)) return tess_task_kind_name(kind);
   const unsigned key = make_key(kind, tile, dir, stage);
   size_t j = key % t->cap;
-  while (t->slot[j].key && t->slot[j].key != key) j = (j + 1) % t->cap;
+  while (t->slot[j].key && t->slot[j].key != key)
+    j = (j + 1) % t->cap;
   if (t->slot[j].key) return t->slot[j].name;
   char d[8], buf[64];
   dir_text(dir, d);
@@ -87,7 +92,8 @@ const char *tess_task_name(tess_sim_t sim, tess_task_kind kind, int tile, int di
 void tess_names_free(tess_sim_t sim) {
   struct tess_names *t = sim->names;
   if (!t) return;
-  for (size_t i = 0; i < t->cap; i++) free(t->slot[i].name);
+  for (size_t i = 0; i < t->cap; i++)
+    free(t->slot[i].name);
   free(t->slot);
   free(t);
   sim->names = NULL;

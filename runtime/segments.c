@@ -29,7 +29,8 @@ static void interval(int n, int g, int a, int *lo, int *hi) {
 void tess_piece_box(const int n[3], const int g[3], int p, tess_box *b) {
   int a[3];
   tess_piece_coord(p, a);
-  for (int i = 0; i < 3; i++) interval(n[i], g[i], a[i], &b->lo[i], &b->hi[i]);
+  for (int i = 0; i < 3; i++)
+    interval(n[i], g[i], a[i], &b->lo[i], &b->hi[i]);
 }
 
 int tess_segment_piece(const int d[3]) {
@@ -71,10 +72,14 @@ void tess_send_box(const int n[3], const int g[3], const int d[3], tess_box *b) 
 int tess_footprint_reaches(tess_shape shape, const int h[3]) {
   const int nonzero = (h[0] != 0) + (h[1] != 0) + (h[2] != 0);
   switch (shape) {
-  case TESS_SHAPE_STAR: return nonzero <= 1;
-  case TESS_SHAPE_STAR_DIAG: return nonzero <= 2;
-  case TESS_SHAPE_BOX: return 1;
-  default: return 0;
+  case TESS_SHAPE_STAR:
+    return nonzero <= 1;
+  case TESS_SHAPE_STAR_DIAG:
+    return nonzero <= 2;
+  case TESS_SHAPE_BOX:
+    return 1;
+  default:
+    return 0;
   }
 }
 
@@ -89,16 +94,21 @@ static int in_footprint(tess_shape shape, const int o[3]) {
       nonzero++;
     }
   switch (shape) {
-  case TESS_SHAPE_STAR: return nonzero <= 1;
-  case TESS_SHAPE_STAR_DIAG: return nonzero <= 1 || (nonzero == 2 && same);
-  case TESS_SHAPE_BOX: return 1;
-  default: return 0;
+  case TESS_SHAPE_STAR:
+    return nonzero <= 1;
+  case TESS_SHAPE_STAR_DIAG:
+    return nonzero <= 1 || (nonzero == 2 && same);
+  case TESS_SHAPE_BOX:
+    return 1;
+  default:
+    return 0;
   }
 }
 
 int tess_footprint_offsets(tess_shape shape, int r, const int active[3], int (*off)[3]) {
   int count = 0, lim[3], o[3];
-  for (int i = 0; i < 3; i++) lim[i] = active[i] ? r : 0;
+  for (int i = 0; i < 3; i++)
+    lim[i] = active[i] ? r : 0;
   for (o[2] = -lim[2]; o[2] <= lim[2]; o[2]++)
     for (o[1] = -lim[1]; o[1] <= lim[1]; o[1]++)
       for (o[0] = -lim[0]; o[0] <= lim[0]; o[0]++)
@@ -122,7 +132,7 @@ static int boxes_meet(const tess_box *a, const tess_box *b) {
 void tess_footprint_reads(const int n[3], const int g[3], tess_shape shape, int r, int seg,
                           tess_pieceset *reads) {
   const int active[3] = {g[0] > 0, g[1] > 0, g[2] > 0};
-  int (*off)[3] = malloc(sizeof(int[3]) * (size_t)tess_footprint_offsets(shape, r, active, NULL));
+  int(*off)[3] = malloc(sizeof(int[3]) * (size_t)tess_footprint_offsets(shape, r, active, NULL));
   const int noff = tess_footprint_offsets(shape, r, active, off);
   tess_box s, p;
   tess_piece_box(n, g, seg, &s);

@@ -20,8 +20,8 @@
 
 #include "tessera_kernel.h"
 
-#define TESS_NPIECES 125
-#define TESS_NDIRS 27
+#define TESS_NPIECES    125
+#define TESS_NDIRS      27
 #define TESS_DIR_CENTER 13
 
 typedef struct {
@@ -39,7 +39,9 @@ static inline void tess_piece_coord(int p, int a[3]) {
   a[2] = p / 25;
 }
 static inline void tess_pieceset_add(tess_pieceset *s, int p) { s->w[p >> 6] |= 1ull << (p & 63); }
-static inline int tess_pieceset_has(const tess_pieceset *s, int p) { return (s->w[p >> 6] >> (p & 63)) & 1; }
+static inline int tess_pieceset_has(const tess_pieceset *s, int p) {
+  return (s->w[p >> 6] >> (p & 63)) & 1;
+}
 
 int tess_box_empty(const tess_box *b);
 long tess_box_cells(const tess_box *b);

@@ -33,7 +33,7 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
   return TESS_OK;
 }
 
-#define TESS_CHECK_NOT_SETUP(sim)                                                                \
+#define TESS_CHECK_NOT_SETUP(sim)                                                                  \
   TESS_CHECK(!(sim)->is_setup, TESS_ERR_STATE, "%s must be called before tess_sim_setup", __func__)
 
 tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode) {
@@ -45,7 +45,8 @@ tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode) {
 
 tess_err tess_sim_set_device(tess_sim_t sim, tess_device device) {
   TESS_CHECK_NOT_SETUP(sim);
-  TESS_CHECK((unsigned)device < TESS_DEVICE_COUNT, TESS_ERR_ARG, "device %d is invalid", (int)device);
+  TESS_CHECK((unsigned)device < TESS_DEVICE_COUNT, TESS_ERR_ARG, "device %d is invalid",
+             (int)device);
   sim->device = device;
   return TESS_OK;
 }
@@ -60,7 +61,8 @@ tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles) {
 
 tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]) {
   TESS_CHECK_NOT_SETUP(sim);
-  for (int i = 0; i < 3; i++) sim->procs_req[i] = p[i];
+  for (int i = 0; i < 3; i++)
+    sim->procs_req[i] = p[i];
   return TESS_OK;
 }
 
@@ -104,8 +106,10 @@ static tess_err check_stage(tess_sim_t sim, const tess_stage *st) {
   TESS_CHECK(st->nin >= 0 && st->nin <= TESS_MAX_IO && st->nout >= 1 && st->nout <= TESS_MAX_IO,
              TESS_ERR_ARG, "kernel '%s': %d inputs and %d outputs (allowed: 0..%d and 1..%d)",
              k->name, st->nin, st->nout, TESS_MAX_IO, TESS_MAX_IO);
-  for (int i = 0; i < st->nin; i++) TESS_CALL(check_field(sim, st->in[i], "input"));
-  for (int i = 0; i < st->nout; i++) TESS_CALL(check_field(sim, st->out[i], "output"));
+  for (int i = 0; i < st->nin; i++)
+    TESS_CALL(check_field(sim, st->in[i], "input"));
+  for (int i = 0; i < st->nout; i++)
+    TESS_CALL(check_field(sim, st->out[i], "output"));
   for (int i = 0; i < st->nin + st->nout; i++)
     for (int j = 0; j < i; j++) {
       const int a = i < st->nin ? st->in[i] : st->out[i - st->nin];
@@ -120,7 +124,8 @@ static tess_err check_stage(tess_sim_t sim, const tess_stage *st) {
 
 tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage) {
   TESS_CHECK_NOT_SETUP(sim);
-  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)", TESS_MAX_OPS);
+  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)",
+             TESS_MAX_OPS);
   TESS_CALL(check_stage(sim, stage));
   tess_op *op = calloc(1, sizeof *op);
   TESS_CHECK(op, TESS_ERR_MEM, "cannot allocate a stage");
@@ -141,7 +146,8 @@ tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage) {
 
 tess_err tess_sim_add_swap(tess_sim_t sim, int a, int b) {
   TESS_CHECK_NOT_SETUP(sim);
-  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)", TESS_MAX_OPS);
+  TESS_CHECK(sim->nops < TESS_MAX_OPS, TESS_ERR_ARG, "too many operations (at most %d)",
+             TESS_MAX_OPS);
   TESS_CALL(check_field(sim, a, "swap"));
   TESS_CALL(check_field(sim, b, "swap"));
   TESS_CHECK(sim->field[a].nc == sim->field[b].nc, TESS_ERR_ARG,
@@ -172,7 +178,8 @@ void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int g
   int rc[3], lc[3];
   tess_decomp_coord(sim->P, rank, rc);
   tess_decomp_coord(sim->T, local_index, lc);
-  for (int i = 0; i < 3; i++) gcoord[i] = rc[i] * sim->T[i] + lc[i];
+  for (int i = 0; i < 3; i++)
+    gcoord[i] = rc[i] * sim->T[i] + lc[i];
 }
 
 size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc) {
@@ -180,7 +187,8 @@ size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc) {
 }
 
 static int uses_cuda(const tess_sim_t sim) {
-  return sim->device == TESS_DEVICE_CUDA || (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
+  return sim->device == TESS_DEVICE_CUDA ||
+         (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
 }
 
 /* Default tiles per rank: one per GPU; on CPUs one per CPU worker, so that every worker has an
@@ -190,7 +198,8 @@ static int auto_tiles(tess_sim_t sim, const int block[3], int radius) {
   for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
     if (tess_decomp_tiles(block, tiles, radius, sim->T) != 0) continue;
     int ok = 1;
-    for (int i = 0; i < 3; i++) ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius;
+    for (int i = 0; i < 3; i++)
+      ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius;
     if (ok) return 1;
   }
   return 0;
@@ -205,17 +214,20 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
                "process grid %dx%dx%d does not match %d ranks", p[0], p[1], p[2], sim->nranks);
     for (int i = 0; i < 3; i++) {
       TESS_CHECK(sim->n[i] % p[i] == 0, TESS_ERR_ARG,
-                 "grid %s is not divisible by the process grid %dx%dx%d (n%c = %d, p%c = %d)",
-                 grid, p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
+                 "grid %s is not divisible by the process grid %dx%dx%d (n%c = %d, p%c = %d)", grid,
+                 p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
   } else if (tess_decomp_procs(sim->n, sim->nranks, radius, sim->P) != 0) {
-    return TESS_ERROR(TESS_ERR_ARG,
-                      "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
-                      "with every p_i dividing n_i)", grid, sim->nranks, sim->nranks);
+    return TESS_ERROR(
+        TESS_ERR_ARG,
+        "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
+        "with every p_i dividing n_i)",
+        grid, sim->nranks, sim->nranks);
   }
   int block[3];
-  for (int i = 0; i < 3; i++) block[i] = sim->n[i] / sim->P[i];
+  for (int i = 0; i < 3; i++)
+    block[i] = sim->n[i] / sim->P[i];
   if (sim->tiles_req > 0) {
     if (tess_decomp_tiles(block, sim->tiles_req, radius, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
@@ -278,12 +290,13 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   if (t->node == STARPU_MAIN_RAM) {
     TESS_STARPU_CALL(starpu_malloc((void **)&st->base, bytes));
     /* Poison: a cell read before anything wrote it shows up as NaN, never as a plausible 0. */
-    for (size_t i = 0; i < bytes / sizeof(double); i++) st->base[i] = NAN;
+    for (size_t i = 0; i < bytes / sizeof(double); i++)
+      st->base[i] = NAN;
   } else {
     st->base = (double *)starpu_malloc_on_node(t->node, bytes);
   }
-  TESS_CHECK(st->base, TESS_ERR_MEM, "cannot allocate %zu bytes for field slot %d on memory node %u",
-             bytes, slot, t->node);
+  TESS_CHECK(st->base, TESS_ERR_MEM,
+             "cannot allocate %zu bytes for field slot %d on memory node %u", bytes, slot, t->node);
   const int X = sim->dim[0], Y = sim->dim[1];
   for (int p = 0; p < TESS_NPIECES; p++) {
     tess_box b;
@@ -316,7 +329,8 @@ tess_err tess_sim_setup(tess_sim_t sim) {
     tess_tile *t = &sim->tile[l];
     tess_sim_tile_gcoord(sim, sim->rank, l, t->gcoord);
     t->id = t->gcoord[0] + sim->G[0] * (t->gcoord[1] + sim->G[1] * t->gcoord[2]);
-    for (int i = 0; i < 3; i++) t->origin[i] = (long)t->gcoord[i] * sim->tn[i];
+    for (int i = 0; i < 3; i++)
+      t->origin[i] = (long)t->gcoord[i] * sim->tn[i];
   }
   TESS_CALL(place_tiles(sim));
   for (int l = 0; l < sim->ntiles; l++)
@@ -338,10 +352,12 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   }
   sim->t0 = tess_now();
   sim->is_setup = 1;
-  tess_log(TESS_LOG_INFO, "setup: grid %dx%dx%d, process grid %dx%dx%d, %d tiles/rank (%dx%dx%d), "
-           "tile %dx%dx%d, ghost %d, mode %s", sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1],
-           sim->P[2], sim->ntiles, sim->T[0], sim->T[1], sim->T[2], sim->tn[0], sim->tn[1],
-           sim->tn[2], radius, tess_mode_name(sim->mode));
+  tess_log(TESS_LOG_INFO,
+           "setup: grid %dx%dx%d, process grid %dx%dx%d, %d tiles/rank (%dx%dx%d), "
+           "tile %dx%dx%d, ghost %d, mode %s",
+           sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1], sim->P[2], sim->ntiles, sim->T[0],
+           sim->T[1], sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], radius,
+           tess_mode_name(sim->mode));
   return TESS_OK;
 }
 
@@ -380,8 +396,11 @@ void tess_sim_destroy(tess_sim_t *psim) {
       for (int p = 0; p < TESS_NPIECES; p++)
         if (st->piece[p]) starpu_data_unregister(st->piece[p]);
       if (!st->base) continue;
-      if (t->node == STARPU_MAIN_RAM) starpu_free(st->base);
-      else starpu_free_on_node(t->node, (uintptr_t)st->base, tess_sim_storage_bytes(sim, sim->field[f].nc));
+      if (t->node == STARPU_MAIN_RAM)
+        starpu_free(st->base);
+      else
+        starpu_free_on_node(t->node, (uintptr_t)st->base,
+                            tess_sim_storage_bytes(sim, sim->field[f].nc));
     }
     free(t->workers);
   }

@@ -20,8 +20,8 @@
 #include "tessera.h"
 
 #define TESS_MAX_FIELDS 16
-#define TESS_MAX_OPS 64
-#define TESS_NAME_LEN 32
+#define TESS_MAX_OPS    64
+#define TESS_NAME_LEN   32
 
 typedef struct {
   char name[TESS_NAME_LEN];
@@ -45,18 +45,18 @@ typedef struct {
 } tess_op;
 
 typedef struct {
-  double *base;                               /* on the tile's memory node */
-  starpu_data_handle_t piece[TESS_NPIECES];   /* NULL for empty pieces */
-  starpu_data_handle_t sendbuf[TESS_NDIRS];   /* created on first use */
+  double *base;                             /* on the tile's memory node */
+  starpu_data_handle_t piece[TESS_NPIECES]; /* NULL for empty pieces */
+  starpu_data_handle_t sendbuf[TESS_NDIRS]; /* created on first use */
   starpu_data_handle_t recvbuf[TESS_NDIRS];
 } tess_storage;
 
 typedef struct {
-  int id;        /* global tile id */
-  int gcoord[3]; /* coordinate in the global tile grid G */
-  long origin[3];/* global index of the first owned cell */
-  unsigned node; /* StarPU memory node of the storage */
-  int cuda;      /* 1: runs on a GPU */
+  int id;            /* global tile id */
+  int gcoord[3];     /* coordinate in the global tile grid G */
+  long origin[3];    /* global index of the first owned cell */
+  unsigned node;     /* StarPU memory node of the storage */
+  int cuda;          /* 1: runs on a GPU */
   uint32_t *workers; /* bitmap of the workers allowed to run this tile's tasks */
   unsigned workers_len;
   tess_storage slot[TESS_MAX_FIELDS];
@@ -85,12 +85,12 @@ struct tess_sim_s {
   tess_op *op[TESS_MAX_OPS];
 
   /* decided at setup */
-  int ghost[3];        /* ghost width per axis: max radius on active axes, 0 elsewhere */
+  int ghost[3]; /* ghost width per axis: max radius on active axes, 0 elsewhere */
   int P[3], T[3], G[3];
-  int tn[3];           /* owned extent of a tile */
-  int dim[3];          /* padded tile extent */
+  int tn[3];  /* owned extent of a tile */
+  int dim[3]; /* padded tile extent */
   int rank_coord[3];
-  int ntiles;          /* on this rank */
+  int ntiles; /* on this rank */
   tess_tile *tile;
 
   double time, dt;
@@ -128,9 +128,10 @@ typedef struct {
   int log_tile, dir, stage;
 } tess_task_spec;
 tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
-void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h, enum starpu_data_access_mode m);
-void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st, const tess_pieceset *set,
-                               enum starpu_data_access_mode m);
+void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
+                        enum starpu_data_access_mode m);
+void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st,
+                               const tess_pieceset *set, enum starpu_data_access_mode m);
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op);

@@ -23,7 +23,8 @@ static tess_err run_stage(tess_sim_t sim, int index, const tess_op *op) {
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_CALL(tess_submit_compute(sim, index, op));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
-  for (int k = 0; k < st->nout; k++) sim->field[st->out[k]].halo_valid = 0;
+  for (int k = 0; k < st->nout; k++)
+    sim->field[st->out[k]].halo_valid = 0;
   return TESS_OK;
 }
 
@@ -47,8 +48,10 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   for (int s = 0; s < nsteps; s++) {
     for (int i = 0; i < sim->nops; i++) {
       const tess_op *op = sim->op[i];
-      if (op->kind == TESS_OP_STAGE) TESS_CALL(run_stage(sim, i, op));
-      else run_swap(sim, op);
+      if (op->kind == TESS_OP_STAGE)
+        TESS_CALL(run_stage(sim, i, op));
+      else
+        run_swap(sim, op);
     }
     sim->time += dt;
     sim->step++;

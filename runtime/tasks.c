@@ -78,17 +78,19 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
   return TESS_OK;
 }
 
-void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h, enum starpu_data_access_mode m) {
+void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
+                        enum starpu_data_access_mode m) {
   if (spec->nbuf >= STARPU_NMAXBUFS) {
-    fprintf(stderr, "tessera: a task needs more than STARPU_NMAXBUFS = %d buffers\n", STARPU_NMAXBUFS);
+    fprintf(stderr, "tessera: a task needs more than STARPU_NMAXBUFS = %d buffers\n",
+            STARPU_NMAXBUFS);
     abort();
   }
   spec->handle[spec->nbuf] = h;
   spec->mode[spec->nbuf++] = m;
 }
 
-void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st, const tess_pieceset *set,
-                               enum starpu_data_access_mode m) {
+void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st,
+                               const tess_pieceset *set, enum starpu_data_access_mode m) {
   for (int p = 0; p < TESS_NPIECES; p++)
     if (tess_pieceset_has(set, p) && st->piece[p]) tess_task_spec_add(spec, st->piece[p], m);
 }
@@ -127,7 +129,8 @@ typedef struct {
 
 static void *gate_timer(void *arg) {
   gate_arg *g = arg;
-  struct timespec ts = {(time_t)g->seconds, (long)((g->seconds - (double)(time_t)g->seconds) * 1e9)};
+  struct timespec ts = {(time_t)g->seconds,
+                        (long)((g->seconds - (double)(time_t)g->seconds) * 1e9)};
   nanosleep(&ts, NULL);
   starpu_tag_notify_from_apps(g->tag);
   free(g);
@@ -241,9 +244,12 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       arg->kernel = st->kernel;
 
       const int inner = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1) == TESS_DIR_CENTER;
-      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner], .arg = arg,
-                             .arg_size = sizeof *arg + st->params_size, .tile = tile,
-                             .log_tile = tile->id, .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
+      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner],
+                             .arg = arg,
+                             .arg_size = sizeof *arg + st->params_size,
+                             .tile = tile,
+                             .log_tile = tile->id,
+                             .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
                              .stage = op_index};
       spec.kind = spec.dir == TESS_DIR_CENTER ? TESS_TASK_INNER : TESS_TASK_OUTER;
       spec.priority = spec.dir == TESS_DIR_CENTER ? TESS_PRIO_INNER : TESS_PRIO_OUTER;

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
   long na, nb;
   double *a = load(argv[1], &na), *b = load(argv[2], &nb);
   if (!a || !b || na != nb) {
-    fprintf(stderr, "dump_compare: cannot read '%s' and '%s' as dumps of equal size\n", argv[1], argv[2]);
+    fprintf(stderr, "dump_compare: cannot read '%s' and '%s' as dumps of equal size\n", argv[1],
+            argv[2]);
     return 2;
   }
   double max_abs = 0, max_ulp = 0;

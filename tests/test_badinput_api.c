@@ -7,13 +7,14 @@
 #include "tessera.h"
 
 static int failures = 0;
-#define EXPECT_ERR(expr, code)                                                                   \
-  do {                                                                                           \
-    tess_err e_ = (expr);                                                                        \
-    if (e_ != (code)) {                                                                          \
-      printf("FAIL: %s returned %s, expected %s\n", #expr, tess_err_name(e_), tess_err_name(code)); \
-      failures++;                                                                                \
-    }                                                                                            \
+#define EXPECT_ERR(expr, code)                                                                     \
+  do {                                                                                             \
+    tess_err e_ = (expr);                                                                          \
+    if (e_ != (code)) {                                                                            \
+      printf("FAIL: %s returned %s, expected %s\n", #expr, tess_err_name(e_),                      \
+             tess_err_name(code));                                                                 \
+      failures++;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 static void noop(const tess_region *r) { (void)r; }
@@ -29,18 +30,27 @@ int main(int argc, char **argv) {
   EXPECT_ERR(tess_sim_add_field(sim, "v", 1, &v), TESS_OK);
   EXPECT_ERR(tess_sim_add_field(sim, "w", 0, &v), TESS_ERR_ARG);
   const tess_kernel wide = {"wide", noop, NULL, TESS_SHAPE_STAR, 12};
-  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &wide, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &wide, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
              TESS_ERR_ARG);
-  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u},
-                                                   .nout = 1, .out = {u}}),
-             TESS_ERR_ARG);
-  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {7},
-                                                   .nout = 1, .out = {v}}),
-             TESS_ERR_ARG);
+  EXPECT_ERR(
+      tess_sim_add_stage(
+          sim,
+          &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u}, .nout = 1, .out = {u}}),
+      TESS_ERR_ARG);
+  EXPECT_ERR(
+      tess_sim_add_stage(
+          sim,
+          &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {7}, .nout = 1, .out = {v}}),
+      TESS_ERR_ARG);
   EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG); /* no stage yet */
   const tess_heat_params prm = {1};
-  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u},
-                                                   .nout = 1, .out = {v}, .params = &prm,
+  EXPECT_ERR(tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel,
+                                                   .nin = 1,
+                                                   .in = {u},
+                                                   .nout = 1,
+                                                   .out = {v},
+                                                   .params = &prm,
                                                    .params_size = sizeof prm}),
              TESS_OK);
   EXPECT_ERR(tess_sim_setup(sim), TESS_OK);

@@ -12,8 +12,7 @@
 
 static int failures, checks;
 
-static void check(int ok, const char *what, const int got[3], const int want[3], int ctx)
-{
+static void check(int ok, const char *what, const int got[3], const int want[3], int ctx) {
   checks++;
   if (ok) return;
   failures++;
@@ -24,7 +23,9 @@ static void check(int ok, const char *what, const int got[3], const int want[3],
     printf("FAIL %s [%d]\n", what, ctx);
 }
 
-static int eq3(const int a[3], const int b[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+static int eq3(const int a[3], const int b[3]) {
+  return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
 
 static const int grids[3][3] = {{512, 512, 512}, {1024, 512, 512}, {1024, 1024, 512}};
 static const int counts[7] = {1, 2, 4, 8, 16, 32, 64};
@@ -39,8 +40,7 @@ static const int table_a2[3][7][3] = {
     {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}, {4, 2, 2}, {8, 2, 2}, {8, 4, 2}},
     {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}, {4, 2, 2}, {4, 4, 2}, {8, 4, 2}}};
 
-static void test_tables(void)
-{
+static void test_tables(void) {
   for (int r = 1; r <= 4; r++)
     for (int g = 0; g < 3; g++)
       for (int c = 0; c < 7; c++) {
@@ -54,8 +54,7 @@ static void test_tables(void)
       }
 }
 
-static void test_bijection(const int p[3])
-{
+static void test_bijection(const int p[3]) {
   int size = p[0] * p[1] * p[2], seen[512] = {0}, ok = 1;
   for (int k = 0; k < size; k++) {
     int c[3];
@@ -68,8 +67,7 @@ static void test_bijection(const int p[3])
         p[0] * 10000 + p[1] * 100 + p[2]);
 }
 
-static void test_morton(void)
-{
+static void test_morton(void) {
   /* P* = morton^-1(C_P - 1) + (1,1,1) and the cube column of Table A.1. */
   for (int c = 1; c < 7; c++) {
     int m[3];
@@ -112,13 +110,15 @@ static void test_morton(void)
   check(eq3(c, want13), "coord (6,5,1) k=13", c, want13, 13);
 
   const int grids_b[6][3] = {{3, 1, 1}, {6, 5, 1}, {4, 2, 1}, {8, 2, 4}, {4, 4, 4}, {1, 1, 1}};
-  for (int g = 0; g < 6; g++) test_bijection(grids_b[g]);
+  for (int g = 0; g < 6; g++)
+    test_bijection(grids_b[g]);
 
   /* Locality: ranks 8b .. 8b+7 on (4,4,4) fill one aligned 2x2x2 block. */
   for (int b = 0; b < 8; b++) {
     int lo[3], hi[3], ok = 1;
     tess_decomp_coord(p4, 8 * b, lo);
-    for (int i = 0; i < 3; i++) hi[i] = lo[i];
+    for (int i = 0; i < 3; i++)
+      hi[i] = lo[i];
     for (int k = 8 * b + 1; k < 8 * b + 8; k++) {
       tess_decomp_coord(p4, k, c);
       for (int i = 0; i < 3; i++) {
@@ -127,13 +127,13 @@ static void test_morton(void)
       }
     }
     /* 8 distinct coordinates (bijection, checked above) inside a 2x2x2 box fill it. */
-    for (int i = 0; i < 3; i++) ok &= hi[i] - lo[i] == 1 && lo[i] % 2 == 0;
+    for (int i = 0; i < 3; i++)
+      ok &= hi[i] - lo[i] == 1 && lo[i] % 2 == 0;
     check(ok, "8 consecutive ranks on (4,4,4) form a 2x2x2 block", lo, hi, b);
   }
 }
 
-static void test_edges(void)
-{
+static void test_edges(void) {
   int p[3] = {0, 0, 0};
   const int n3[3] = {48, 32, 32};
   int rc = tess_decomp_procs(n3, 3, 3, p);
@@ -157,8 +157,7 @@ static void test_edges(void)
   }
   /* A 2D square splits into a square grid: 16 ranks on 512^2 -> (4,4,1). */
   const int sq[3] = {512, 512, 1}, want44[3] = {4, 4, 1};
-  check(tess_decomp_procs(sq, 16, 3, p) == 0 && eq3(p, want44), "16 ranks on 512^2", p, want44,
-        16);
+  check(tess_decomp_procs(sq, 16, 3, p) == 0 && eq3(p, want44), "16 ranks on 512^2", p, want44, 16);
 
   /* Large counts stay fast and valid: 4096 = 2^12 and 3000 ranks on 6000x4000x3000. */
   const int big[3] = {6000, 4000, 3000};
@@ -168,8 +167,7 @@ static void test_edges(void)
         "3000 ranks on 6000x4000x3000", p, big, 3000);
 }
 
-int main(void)
-{
+int main(void) {
   test_tables();
   test_morton();
   test_edges();

@@ -37,8 +37,12 @@ int main(int argc, char **argv) {
   if (tess_sim_create(MPI_COMM_WORLD, n, &sim) || tess_sim_set_mode(sim, mode) ||
       tess_sim_set_device(sim, TESS_DEVICE_CPU) || tess_sim_add_field(sim, "u", 1, &u) ||
       tess_sim_add_field(sim, "u_new", 1, &un) ||
-      tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel, .nin = 1, .in = {u},
-                                            .nout = 1, .out = {un}, .params = &prm,
+      tess_sim_add_stage(sim, &(tess_stage){.kernel = &tess_heat2_kernel,
+                                            .nin = 1,
+                                            .in = {u},
+                                            .nout = 1,
+                                            .out = {un},
+                                            .params = &prm,
                                             .params_size = sizeof prm}) ||
       tess_sim_setup(sim) || tess_sim_set_task_log(sim, 1) ||
       tess_sim_debug_delay(sim, 0, hidx, delay))
@@ -49,7 +53,8 @@ int main(int argc, char **argv) {
   const tess_task_record *rec = tess_sim_task_log(sim, &nrec);
   double t_gate = -1;
   for (size_t i = 0; i < nrec; i++)
-    if (rec[i].kind == TESS_TASK_UNPACK && rec[i].tile == 0 && rec[i].dir == hidx) t_gate = rec[i].t_end;
+    if (rec[i].kind == TESS_TASK_UNPACK && rec[i].tile == 0 && rec[i].dir == hidx)
+      t_gate = rec[i].t_end;
   if (tess_rank() == 0) { /* tile 0 sits on rank 0 (Morton/lexicographic coordinate 0) */
     int early = 0, late = 0;
     if (t_gate < 0) {
@@ -68,7 +73,8 @@ int main(int argc, char **argv) {
         fail = 1;
       } else if (!needs && r->t_end > t_gate) {
         printf("FAIL: segment (%d,%d,%d) does not need halo (+1,0,0) but finished at %.3f s, "
-               "after it arrived at %.3f s (a wait-all?)\n", d[0], d[1], d[2], r->t_end, t_gate);
+               "after it arrived at %.3f s (a wait-all?)\n",
+               d[0], d[1], d[2], r->t_end, t_gate);
         fail = 1;
       }
       needs ? late++ : early++;

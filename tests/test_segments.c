@@ -13,14 +13,14 @@
 #include "tessera.h"
 
 static int failures = 0;
-#define EXPECT(cond, ...)                                                                        \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      failures++;                                                                                  \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                  \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+    }                                                                                              \
   } while (0)
 
 static int closed_form_needs(tess_shape shape, const int d[3], const int h[3]) {
@@ -37,7 +37,8 @@ static const char *shape_name[] = {"star", "star_diag", "box"};
 
 static void check(tess_shape shape, int r, const int n[3], int expect_packed) {
   int g[3];
-  for (int i = 0; i < 3; i++) g[i] = n[i] > 1 ? r : 0;
+  for (int i = 0; i < 3; i++)
+    g[i] = n[i] > 1 ? r : 0;
   /* pieces tile the padded box exactly */
   long cells = 0;
   for (int p = 0; p < TESS_NPIECES; p++) {
@@ -53,7 +54,8 @@ static void check(tess_shape shape, int r, const int n[3], int expect_packed) {
     int d[3];
     tess_dir_vector(di, d);
     int off_axis = 0;
-    for (int i = 0; i < 3; i++) off_axis |= d[i] != 0 && n[i] == 1;
+    for (int i = 0; i < 3; i++)
+      off_axis |= d[i] != 0 && n[i] == 1;
     tess_box sb;
     tess_piece_box(n, g, tess_segment_piece(d), &sb);
     if (off_axis || tess_box_empty(&sb)) continue; /* no such segment (flat axis, or n = 2r) */
@@ -71,8 +73,9 @@ static void check(tess_shape shape, int r, const int n[3], int expect_packed) {
              (int)((got >> hi) & 1), want);
     }
   }
-  EXPECT(__builtin_popcount(packed) == expect_packed, "%s r=%d n=%dx%dx%d: %d halo segments packed, expected %d",
-         shape_name[shape], r, n[0], n[1], n[2], __builtin_popcount(packed), expect_packed);
+  EXPECT(__builtin_popcount(packed) == expect_packed,
+         "%s r=%d n=%dx%dx%d: %d halo segments packed, expected %d", shape_name[shape], r, n[0],
+         n[1], n[2], __builtin_popcount(packed), expect_packed);
 }
 
 int main(void) {
@@ -91,7 +94,8 @@ int main(void) {
 
   /* the MHD stencil: 55 points at r = 3; corners never read */
   const int all[3] = {1, 1, 1};
-  EXPECT(tess_footprint_offsets(TESS_SHAPE_STAR_DIAG, 3, all, NULL) == 55, "MHD stencil point count");
+  EXPECT(tess_footprint_offsets(TESS_SHAPE_STAR_DIAG, 3, all, NULL) == 55,
+         "MHD stencil point count");
   EXPECT(tess_footprint_offsets(TESS_SHAPE_STAR, 3, all, NULL) == 19, "star point count");
   EXPECT(tess_footprint_offsets(TESS_SHAPE_BOX, 3, all, NULL) == 343, "box point count");
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);

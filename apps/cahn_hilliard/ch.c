@@ -29,7 +29,7 @@
 #include "tessera.h"
 #include "vtk.h"
 
-#define PROG "tess-ch"
+#define PROG    "tess-ch"
 #define TESS_PI 3.14159265358979323846
 
 typedef enum { SCHEME_EULER, SCHEME_HEUN } scheme_t;
@@ -47,27 +47,28 @@ typedef struct {
 } ch_opts;
 
 static void usage(FILE *to) {
-  fprintf(to,
-          "usage: " PROG " [options]\n"
-          "  --grid NX,NY,NZ      global cells (default 256,256,1; NZ=1 is 2D)\n"
-          "  --M --B --U --K X    mobility and free-energy coefficients (default 1 each)\n"
-          "  --u0 X               mean concentration (default 0)\n"
-          "  --noise A            initial noise amplitude: u0 + A*uniform(-1,1) (default 0.1)\n"
-          "  --seed S             noise seed; the field depends on the global cell only (default 1)\n"
-          "  --init noise|mode    noise, or u0 + eps*cos(2 pi wave x / nx) (linear-growth test)\n"
-          "  --wave K --eps E     mode wavenumber (periods per box, default 4) and amplitude (1e-6)\n"
-          "  --scheme euler|heun  forward Euler or Heun's 2nd-order method (default euler)\n"
-          "  --variant composed|fused  mu stage + update (radius 1), or one radius-2 stage\n"
-          "  --dt DT | --cfl C    time step, or fraction C of the stability limit (default 0.5)\n"
-          "  --h H                grid spacing (default 1)\n"
-          "  --steps N            time steps (default 1000)\n"
-          "  --every N            progress line every N steps (default steps/10)\n"
-          "  --png-every N        PNG of u every N steps into --out (default 0: none)\n"
-          "  --vtk-every N        VTK snapshot every N steps into --out (default 0: none)\n"
-          "  --out DIR            output directory (default ch-out)\n"
-          "  --dump FILE          final u as raw float64 [nz][ny][nx] (rank 0)\n"
-          "  --trace DIR          record a StarPU FxT trace, merged into DIR (paje.trace, dag.dot)\n"
-          "  --tiles T --procs PX,PY,PZ --mode overlap|bulk --device cpu|cuda|auto\n");
+  fprintf(
+      to,
+      "usage: " PROG " [options]\n"
+      "  --grid NX,NY,NZ      global cells (default 256,256,1; NZ=1 is 2D)\n"
+      "  --M --B --U --K X    mobility and free-energy coefficients (default 1 each)\n"
+      "  --u0 X               mean concentration (default 0)\n"
+      "  --noise A            initial noise amplitude: u0 + A*uniform(-1,1) (default 0.1)\n"
+      "  --seed S             noise seed; the field depends on the global cell only (default 1)\n"
+      "  --init noise|mode    noise, or u0 + eps*cos(2 pi wave x / nx) (linear-growth test)\n"
+      "  --wave K --eps E     mode wavenumber (periods per box, default 4) and amplitude (1e-6)\n"
+      "  --scheme euler|heun  forward Euler or Heun's 2nd-order method (default euler)\n"
+      "  --variant composed|fused  mu stage + update (radius 1), or one radius-2 stage\n"
+      "  --dt DT | --cfl C    time step, or fraction C of the stability limit (default 0.5)\n"
+      "  --h H                grid spacing (default 1)\n"
+      "  --steps N            time steps (default 1000)\n"
+      "  --every N            progress line every N steps (default steps/10)\n"
+      "  --png-every N        PNG of u every N steps into --out (default 0: none)\n"
+      "  --vtk-every N        VTK snapshot every N steps into --out (default 0: none)\n"
+      "  --out DIR            output directory (default ch-out)\n"
+      "  --dump FILE          final u as raw float64 [nz][ny][nx] (rank 0)\n"
+      "  --trace DIR          record a StarPU FxT trace, merged into DIR (paje.trace, dag.dot)\n"
+      "  --tiles T --procs PX,PY,PZ --mode overlap|bulk --device cpu|cuda|auto\n");
 }
 
 /* One of two names -> 0 or 1; -1 with a message naming the value and the allowed names. */
@@ -81,54 +82,165 @@ static int pick(const char *s, const char *opt, const char *a, const char *b, in
 }
 
 static int parse_args(int argc, char **argv, ch_opts *o) {
-  *o = (ch_opts){.n = {256, 256, 1}, .steps = 1000, .every = -1, .wave = 4, .M = 1, .B = 1,
-                 .U = 1, .K = 1, .noise = 0.1, .cfl = 0.5, .h = 1, .eps = 1e-6, .seed = 1,
-                 .mode = TESS_MODE_OVERLAP, .device = TESS_DEVICE_CPU, .out = "ch-out",
+  *o = (ch_opts){.n = {256, 256, 1},
+                 .steps = 1000,
+                 .every = -1,
+                 .wave = 4,
+                 .M = 1,
+                 .B = 1,
+                 .U = 1,
+                 .K = 1,
+                 .noise = 0.1,
+                 .cfl = 0.5,
+                 .h = 1,
+                 .eps = 1e-6,
+                 .seed = 1,
+                 .mode = TESS_MODE_OVERLAP,
+                 .device = TESS_DEVICE_CPU,
+                 .out = "ch-out",
                  .init = "noise"};
-  enum { O_M = 256, O_B, O_U, O_K, O_U0, O_NOISE, O_SEED, O_INIT, O_WAVE, O_EPS, O_SCHEME,
-         O_VARIANT, O_DT, O_CFL, O_H, O_PNG, O_VTK, O_OUT, O_DUMP, O_TRACE };
-  static const struct option lo[] = {
-      {"grid", 1, 0, 'g'}, {"steps", 1, 0, 's'}, {"every", 1, 0, 'e'}, {"tiles", 1, 0, 'T'},
-      {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'}, {"device", 1, 0, 'd'}, {"help", 0, 0, 'h'},
-      {"M", 1, 0, O_M}, {"B", 1, 0, O_B}, {"U", 1, 0, O_U}, {"K", 1, 0, O_K}, {"u0", 1, 0, O_U0},
-      {"noise", 1, 0, O_NOISE}, {"seed", 1, 0, O_SEED}, {"init", 1, 0, O_INIT},
-      {"wave", 1, 0, O_WAVE}, {"eps", 1, 0, O_EPS}, {"scheme", 1, 0, O_SCHEME},
-      {"variant", 1, 0, O_VARIANT}, {"dt", 1, 0, O_DT}, {"cfl", 1, 0, O_CFL}, {"h", 1, 0, O_H},
-      {"png-every", 1, 0, O_PNG}, {"vtk-every", 1, 0, O_VTK}, {"out", 1, 0, O_OUT},
-      {"dump", 1, 0, O_DUMP}, {"trace", 1, 0, O_TRACE}, {0, 0, 0, 0}};
+  enum {
+    O_M = 256,
+    O_B,
+    O_U,
+    O_K,
+    O_U0,
+    O_NOISE,
+    O_SEED,
+    O_INIT,
+    O_WAVE,
+    O_EPS,
+    O_SCHEME,
+    O_VARIANT,
+    O_DT,
+    O_CFL,
+    O_H,
+    O_PNG,
+    O_VTK,
+    O_OUT,
+    O_DUMP,
+    O_TRACE
+  };
+  static const struct option lo[] = {{"grid", 1, 0, 'g'},
+                                     {"steps", 1, 0, 's'},
+                                     {"every", 1, 0, 'e'},
+                                     {"tiles", 1, 0, 'T'},
+                                     {"procs", 1, 0, 'p'},
+                                     {"mode", 1, 0, 'm'},
+                                     {"device", 1, 0, 'd'},
+                                     {"help", 0, 0, 'h'},
+                                     {"M", 1, 0, O_M},
+                                     {"B", 1, 0, O_B},
+                                     {"U", 1, 0, O_U},
+                                     {"K", 1, 0, O_K},
+                                     {"u0", 1, 0, O_U0},
+                                     {"noise", 1, 0, O_NOISE},
+                                     {"seed", 1, 0, O_SEED},
+                                     {"init", 1, 0, O_INIT},
+                                     {"wave", 1, 0, O_WAVE},
+                                     {"eps", 1, 0, O_EPS},
+                                     {"scheme", 1, 0, O_SCHEME},
+                                     {"variant", 1, 0, O_VARIANT},
+                                     {"dt", 1, 0, O_DT},
+                                     {"cfl", 1, 0, O_CFL},
+                                     {"h", 1, 0, O_H},
+                                     {"png-every", 1, 0, O_PNG},
+                                     {"vtk-every", 1, 0, O_VTK},
+                                     {"out", 1, 0, O_OUT},
+                                     {"dump", 1, 0, O_DUMP},
+                                     {"trace", 1, 0, O_TRACE},
+                                     {0, 0, 0, 0}};
   int c, bad = 0, seed = 1;
   opterr = 0;
   while (!bad && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (c) {
-    case 'g': bad = tess_cli_ints(PROG, "--grid", optarg, o->n, 3); break;
-    case 's': bad = tess_cli_ints(PROG, "--steps", optarg, &o->steps, 1); break;
-    case 'e': bad = tess_cli_ints(PROG, "--every", optarg, &o->every, 1); break;
-    case 'T': bad = tess_cli_ints(PROG, "--tiles", optarg, &o->tiles, 1); break;
-    case 'p': bad = tess_cli_ints(PROG, "--procs", optarg, o->procs, 3); break;
-    case O_WAVE: bad = tess_cli_ints(PROG, "--wave", optarg, &o->wave, 1); break;
-    case O_SEED: bad = tess_cli_ints(PROG, "--seed", optarg, &seed, 1); break;
-    case O_PNG: bad = tess_cli_ints(PROG, "--png-every", optarg, &o->png_every, 1); break;
-    case O_VTK: bad = tess_cli_ints(PROG, "--vtk-every", optarg, &o->vtk_every, 1); break;
-    case O_M: bad = tess_cli_double(PROG, "--M", optarg, &o->M); break;
-    case O_B: bad = tess_cli_double(PROG, "--B", optarg, &o->B); break;
-    case O_U: bad = tess_cli_double(PROG, "--U", optarg, &o->U); break;
-    case O_K: bad = tess_cli_double(PROG, "--K", optarg, &o->K); break;
-    case O_U0: bad = tess_cli_double(PROG, "--u0", optarg, &o->u0); break;
-    case O_NOISE: bad = tess_cli_double(PROG, "--noise", optarg, &o->noise); break;
-    case O_EPS: bad = tess_cli_double(PROG, "--eps", optarg, &o->eps); break;
-    case O_DT: bad = tess_cli_double(PROG, "--dt", optarg, &o->dt); break;
-    case O_CFL: bad = tess_cli_double(PROG, "--cfl", optarg, &o->cfl); break;
-    case O_H: bad = tess_cli_double(PROG, "--h", optarg, &o->h); break;
-    case O_INIT: o->init = optarg; break;
-    case O_OUT: o->out = optarg; break;
-    case O_DUMP: o->dump = optarg; break;
-    case O_TRACE: o->trace = optarg; break;
-    case O_SCHEME: bad = pick(optarg, "--scheme", "euler", "heun", (int *)&o->scheme); break;
-    case O_VARIANT: bad = pick(optarg, "--variant", "composed", "fused", (int *)&o->variant); break;
-    case 'm': bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0; break;
-    case 'd': bad = tess_device_parse(optarg, &o->device) ? -1 : 0; break;
-    case 'h': usage(stdout); return 1;
-    default: fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", argv[optind - 1]); return -1;
+    case 'g':
+      bad = tess_cli_ints(PROG, "--grid", optarg, o->n, 3);
+      break;
+    case 's':
+      bad = tess_cli_ints(PROG, "--steps", optarg, &o->steps, 1);
+      break;
+    case 'e':
+      bad = tess_cli_ints(PROG, "--every", optarg, &o->every, 1);
+      break;
+    case 'T':
+      bad = tess_cli_ints(PROG, "--tiles", optarg, &o->tiles, 1);
+      break;
+    case 'p':
+      bad = tess_cli_ints(PROG, "--procs", optarg, o->procs, 3);
+      break;
+    case O_WAVE:
+      bad = tess_cli_ints(PROG, "--wave", optarg, &o->wave, 1);
+      break;
+    case O_SEED:
+      bad = tess_cli_ints(PROG, "--seed", optarg, &seed, 1);
+      break;
+    case O_PNG:
+      bad = tess_cli_ints(PROG, "--png-every", optarg, &o->png_every, 1);
+      break;
+    case O_VTK:
+      bad = tess_cli_ints(PROG, "--vtk-every", optarg, &o->vtk_every, 1);
+      break;
+    case O_M:
+      bad = tess_cli_double(PROG, "--M", optarg, &o->M);
+      break;
+    case O_B:
+      bad = tess_cli_double(PROG, "--B", optarg, &o->B);
+      break;
+    case O_U:
+      bad = tess_cli_double(PROG, "--U", optarg, &o->U);
+      break;
+    case O_K:
+      bad = tess_cli_double(PROG, "--K", optarg, &o->K);
+      break;
+    case O_U0:
+      bad = tess_cli_double(PROG, "--u0", optarg, &o->u0);
+      break;
+    case O_NOISE:
+      bad = tess_cli_double(PROG, "--noise", optarg, &o->noise);
+      break;
+    case O_EPS:
+      bad = tess_cli_double(PROG, "--eps", optarg, &o->eps);
+      break;
+    case O_DT:
+      bad = tess_cli_double(PROG, "--dt", optarg, &o->dt);
+      break;
+    case O_CFL:
+      bad = tess_cli_double(PROG, "--cfl", optarg, &o->cfl);
+      break;
+    case O_H:
+      bad = tess_cli_double(PROG, "--h", optarg, &o->h);
+      break;
+    case O_INIT:
+      o->init = optarg;
+      break;
+    case O_OUT:
+      o->out = optarg;
+      break;
+    case O_DUMP:
+      o->dump = optarg;
+      break;
+    case O_TRACE:
+      o->trace = optarg;
+      break;
+    case O_SCHEME:
+      bad = pick(optarg, "--scheme", "euler", "heun", (int *)&o->scheme);
+      break;
+    case O_VARIANT:
+      bad = pick(optarg, "--variant", "composed", "fused", (int *)&o->variant);
+      break;
+    case 'm':
+      bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0;
+      break;
+    case 'd':
+      bad = tess_device_parse(optarg, &o->device) ? -1 : 0;
+      break;
+    case 'h':
+      usage(stdout);
+      return 1;
+    default:
+      fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", argv[optind - 1]);
+      return -1;
     }
   }
   if (bad) return -1;
@@ -137,11 +249,11 @@ static int parse_args(int argc, char **argv, ch_opts *o) {
     return -1;
   }
   o->seed = (unsigned long)seed;
-#define REQUIRE(cond, ...)                                                                       \
-  if (!(cond)) {                                                                                 \
-    fprintf(stderr, PROG ": " __VA_ARGS__);                                                      \
-    fputc('\n', stderr);                                                                         \
-    return -1;                                                                                   \
+#define REQUIRE(cond, ...)                                                                         \
+  if (!(cond)) {                                                                                   \
+    fprintf(stderr, PROG ": " __VA_ARGS__);                                                        \
+    fputc('\n', stderr);                                                                           \
+    return -1;                                                                                     \
   }
   REQUIRE(o->M > 0, "--M %g is invalid: the mobility must be > 0", o->M);
   REQUIRE(o->K > 0, "--K %g is invalid: the gradient-energy coefficient must be > 0", o->K);
@@ -154,7 +266,8 @@ static int parse_args(int argc, char **argv, ch_opts *o) {
   REQUIRE(o->png_every >= 0 && o->vtk_every >= 0, "--png-every/--vtk-every must be >= 0");
   REQUIRE(!strcmp(o->init, "noise") || !strcmp(o->init, "mode"),
           "--init '%s' is invalid (allowed: noise, mode)", o->init);
-  for (int i = 0; i < 3; i++) REQUIRE(o->n[i] >= 1, "--grid extent %d is invalid (allowed: >= 1)", o->n[i]);
+  for (int i = 0; i < 3; i++)
+    REQUIRE(o->n[i] >= 1, "--grid extent %d is invalid (allowed: >= 1)", o->n[i]);
   if (o->every < 0) o->every = o->steps >= 10 ? o->steps / 10 : 1;
   return 0;
 }
@@ -171,8 +284,10 @@ static uint64_t splitmix64(uint64_t x) {
 static double init_value(const long g[3], int comp, void *arg) {
   (void)comp;
   const ch_opts *o = arg;
-  if (!strcmp(o->init, "mode")) return o->u0 + o->eps * cos(2 * TESS_PI * o->wave * (double)g[0] / o->n[0]);
-  const uint64_t cell = (uint64_t)g[0] + (uint64_t)o->n[0] * ((uint64_t)g[1] + (uint64_t)o->n[1] * (uint64_t)g[2]);
+  if (!strcmp(o->init, "mode"))
+    return o->u0 + o->eps * cos(2 * TESS_PI * o->wave * (double)g[0] / o->n[0]);
+  const uint64_t cell =
+      (uint64_t)g[0] + (uint64_t)o->n[0] * ((uint64_t)g[1] + (uint64_t)o->n[1] * (uint64_t)g[2]);
   const double r = (double)(splitmix64(cell ^ splitmix64(o->seed)) >> 11) * 0x1.0p-53; /* [0,1) */
   return o->u0 + o->noise * (2 * r - 1);
 }
@@ -185,8 +300,10 @@ typedef struct {
 
 static tess_err add(tess_sim_t sim, const tess_kernel *k, int nin, const int *in, int out,
                     const tess_ch_params *p) {
-  tess_stage st = {.kernel = k, .nin = nin, .nout = 1, .out = {out}, .params = p, .params_size = sizeof *p};
-  for (int i = 0; i < nin; i++) st.in[i] = in[i];
+  tess_stage st = {
+      .kernel = k, .nin = nin, .nout = 1, .out = {out}, .params = p, .params_size = sizeof *p};
+  for (int i = 0; i < nin; i++)
+    st.in[i] = in[i];
   return tess_sim_add_stage(sim, &st);
 }
 
@@ -204,7 +321,8 @@ static tess_err add_F(tess_sim_t sim, const ch_opts *o, const ch_fields *f, int 
 
 static tess_err build_program(tess_sim_t sim, const ch_opts *o, ch_fields *f) {
   tess_err e;
-  if ((e = tess_sim_add_field(sim, "u", 1, &f->u)) || (e = tess_sim_add_field(sim, "u_new", 1, &f->un)))
+  if ((e = tess_sim_add_field(sim, "u", 1, &f->u)) ||
+      (e = tess_sim_add_field(sim, "u_new", 1, &f->un)))
     return e;
   f->mu = f->us = -1;
   if (o->variant == VARIANT_COMPOSED && (e = tess_sim_add_field(sim, "mu", 1, &f->mu))) return e;
@@ -287,7 +405,8 @@ static double mode_amplitude(const ch_opts *o, const double *u) {
 static int run(ch_opts *o) {
   int active[3], err = 1;
   const double hs[3] = {o->h, o->h, o->h};
-  for (int i = 0; i < 3; i++) active[i] = o->n[i] > 1;
+  for (int i = 0; i < 3; i++)
+    active[i] = o->n[i] > 1;
   /* The linearisation that matters is about the largest |u| the run reaches: the initial
    * |u0| + noise, and the equilibrium phases +-sqrt(B/U) that phase separation drives u to
    * (about u = 0 alone, forward Euler would be unstable once the phases form). */
@@ -297,8 +416,9 @@ static int run(ch_opts *o) {
   if (o->dt == 0) o->dt = o->cfl * limit;
   if (o->dt > limit) {
     if (tess_rank() == 0)
-      fprintf(stderr, PROG ": --dt %g exceeds the linear stability limit %g of %s on this grid "
-              "(h = %g, K = %g, M = %g, linearised about |u| = %g); use --dt <= %g or --cfl\n",
+      fprintf(stderr,
+              PROG ": --dt %g exceeds the linear stability limit %g of %s on this grid "
+                   "(h = %g, K = %g, M = %g, linearised about |u| = %g); use --dt <= %g or --cfl\n",
               o->dt, limit, o->scheme == SCHEME_EULER ? "forward Euler" : "Heun's method", o->h,
               o->K, o->M, u_ref, limit);
     return 1;
@@ -314,7 +434,7 @@ static int run(ch_opts *o) {
   const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
   double *u = tess_rank() == 0 ? malloc(cells * sizeof(double)) : NULL;
   if (tess_rank() == 0 && !u) return 1;
-#define CALL(x)                                                                                  \
+#define CALL(x)                                                                                    \
   if ((x)) goto done
   CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
   CALL(tess_sim_set_spacing(sim, hs));
@@ -327,7 +447,8 @@ static int run(ch_opts *o) {
   tess_sim_describe(sim);
   CALL(tess_sim_fill(sim, f.u, init_value, o));
   if (tess_rank() == 0)
-    printf("Cahn-Hilliard: M %g B %g U %g K %g, u0 %g, %s, %s variant, dt %.6g (limit %.6g), %d steps\n",
+    printf("Cahn-Hilliard: M %g B %g U %g K %g, u0 %g, %s, %s variant, dt %.6g (limit %.6g), %d "
+           "steps\n",
            o->M, o->B, o->U, o->K, o->u0, o->scheme == SCHEME_EULER ? "forward Euler" : "Heun",
            o->variant == VARIANT_FUSED ? "fused" : "composed", o->dt, limit, o->steps);
 
@@ -342,28 +463,33 @@ static int run(ch_opts *o) {
       const ch_diag d = diagnose(o, u);
       finite = isfinite(d.mass) && isfinite(d.min) && isfinite(d.max);
       if (!finite)
-        fprintf(stderr, PROG ": u is no longer finite at step %d (time %g); stopping. The time step "
-                "%g may be too large for this state (limit estimate %g)\n", s, tess_sim_time(sim),
-                o->dt, limit);
+        fprintf(stderr,
+                PROG ": u is no longer finite at step %d (time %g); stopping. The time step "
+                     "%g may be too large for this state (limit estimate %g)\n",
+                s, tess_sim_time(sim), o->dt, limit);
       const double rate = s > 0 && wall > 0 ? s / wall : 0;
-      printf("step %7d  t %10.4f  mass %+.15e  F %+.10e  min %+.5f  max %+.5f  %8.1f steps/s  ETA %6.1f s\n",
+      printf("step %7d  t %10.4f  mass %+.15e  F %+.10e  min %+.5f  max %+.5f  %8.1f steps/s  ETA "
+             "%6.1f s\n",
              s, tess_sim_time(sim), d.mass, d.energy, d.min, d.max, rate,
              rate > 0 ? (o->steps - s) / rate : 0);
       if (!strcmp(o->init, "mode")) {
         const double a = mode_amplitude(o, u);
-        if (s == 0) a0 = a;
+        if (s == 0)
+          a0 = a;
         else {
           /* the discrete Laplacian's symbol for a mode along x */
           const double lam = 4 / (o->h * o->h) * pow(sin(TESS_PI * o->wave / o->n[0]), 2);
           const double sigma = tess_ch_growth_rate(o->M, o->B, o->U, o->K, o->u0, lam);
           const double measured = log(fabs(a / a0)) / tess_sim_time(sim);
-          printf("growth: amplitude %.6e, measured rate %.8e, predicted %.8e, relative error %.3e\n",
-                 a, measured, sigma, fabs(measured - sigma) / fabs(sigma));
+          printf(
+              "growth: amplitude %.6e, measured rate %.8e, predicted %.8e, relative error %.3e\n",
+              a, measured, sigma, fabs(measured - sigma) / fabs(sigma));
         }
       }
       fflush(stdout);
     }
-    if (tess_rank() == 0 && (png || vtk) && write_outputs(o, u, s, tess_sim_time(sim), png, vtk)) goto done;
+    if (tess_rank() == 0 && (png || vtk) && write_outputs(o, u, s, tess_sim_time(sim), png, vtk))
+      goto done;
     MPI_Bcast(&finite, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!finite) goto done;
     if (s >= o->steps) break;

@@ -24,26 +24,27 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ColorBrewer RdBu 11-class, from the blue end (t = 0) to the red end (t = 1), stop i at t = i/10. */
+/* ColorBrewer RdBu 11-class, from the blue end (t = 0) to the red end (t = 1), stop i at t = i/10.
+ */
 static const unsigned char tess_rdbu[11][3] = {
-    {5, 48, 97},    /* #053061 */
-    {33, 102, 172}, /* #2166ac */
-    {67, 147, 195}, /* #4393c3 */
+    {5, 48, 97},     /* #053061 */
+    {33, 102, 172},  /* #2166ac */
+    {67, 147, 195},  /* #4393c3 */
     {146, 197, 222}, /* #92c5de */
     {209, 229, 240}, /* #d1e5f0 */
     {247, 247, 247}, /* #f7f7f7 */
     {253, 219, 199}, /* #fddbc7 */
     {244, 165, 130}, /* #f4a582 */
-    {214, 96, 77},  /* #d6604d */
-    {178, 24, 43},  /* #b2182b */
-    {103, 0, 31},   /* #67001f */
+    {214, 96, 77},   /* #d6604d */
+    {178, 24, 43},   /* #b2182b */
+    {103, 0, 31},    /* #67001f */
 };
 
 /* State shared with libpng's callbacks: where to write and why it failed. */
 typedef struct {
   FILE *fp;
-  int err;        /* errno of a failed write or flush, 0 if libpng itself complained */
-  char msg[200];  /* libpng's message, used when err == 0 */
+  int err;       /* errno of a failed write or flush, 0 if libpng itself complained */
+  char msg[200]; /* libpng's message, used when err == 0 */
 } tess_png_ctx;
 
 static int tess_png_fail(const char *path, const char *reason) {
@@ -86,10 +87,14 @@ static void tess_png_colour(double v, double vmin, double vmax, unsigned char rg
     return;
   }
   double t;
-  if (v < vmin) t = 0.0;
-  else if (v > vmax) t = 1.0;
-  else if (vmax > vmin) t = (v - vmin) / (vmax - vmin);
-  else t = 0.5; /* vmin == vmax == v: the centre of the map */
+  if (v < vmin)
+    t = 0.0;
+  else if (v > vmax)
+    t = 1.0;
+  else if (vmax > vmin)
+    t = (v - vmin) / (vmax - vmin);
+  else
+    t = 0.5; /* vmin == vmax == v: the centre of the map */
   double s = t * 10.0;
   int k = (int)s;
   if (k > 9) k = 9;
@@ -101,9 +106,8 @@ static void tess_png_colour(double v, double vmin, double vmax, unsigned char rg
 }
 
 /* Runs the whole libpng encode; returns 0, or -1 with ctx->err / ctx->msg saying why. */
-static int tess_png_encode(png_structp png, png_infop info, tess_png_ctx *ctx,
-                           const double *values, int w, int h, double vmin, double vmax,
-                           int scale, unsigned char *row) {
+static int tess_png_encode(png_structp png, png_infop info, tess_png_ctx *ctx, const double *values,
+                           int w, int h, double vmin, double vmax, int scale, unsigned char *row) {
   if (setjmp(png_jmpbuf(png))) return -1;
 
   png_set_write_fn(png, ctx, tess_png_on_write, tess_png_on_flush);
@@ -134,9 +138,11 @@ static int tess_png_encode(png_structp png, png_infop info, tess_png_ctx *ctx,
     for (int x = 0; x < w; x++) {
       unsigned char rgb[3];
       tess_png_colour(src[x], vmin, vmax, rgb);
-      for (int s = 0; s < scale; s++, dst += 3) memcpy(dst, rgb, 3);
+      for (int s = 0; s < scale; s++, dst += 3)
+        memcpy(dst, rgb, 3);
     }
-    for (int s = 0; s < scale; s++) png_write_row(png, row);
+    for (int s = 0; s < scale; s++)
+      png_write_row(png, row);
   }
   png_write_end(png, info);
   return 0;
@@ -153,8 +159,7 @@ int tess_png_write_slice(const char *path, const double *values, int w, int h, d
   }
   /* PNG caps each side at 2^31-1 pixels; libpng then applies its own (smaller) limit. */
   if ((long long)w * scale > 0x7fffffffLL || (long long)h * scale > 0x7fffffffLL) {
-    snprintf(reason, sizeof reason, "image of %d x %d cells at scale %d is too large", w, h,
-             scale);
+    snprintf(reason, sizeof reason, "image of %d x %d cells at scale %d is too large", w, h, scale);
     return tess_png_fail(path, reason);
   }
   if (!isfinite(vmin) || !isfinite(vmax) || vmin > vmax) {

@@ -59,7 +59,8 @@ static int tess_vtk_put_doubles(FILE *fp, const double *v, size_t n, unsigned ch
     for (size_t i = 0; i < m; i++) {
       uint64_t u;
       memcpy(&u, &v[i], 8);
-      for (int b = 0; b < 8; b++) buf[8 * i + (size_t)b] = (unsigned char)(u >> (56 - 8 * b));
+      for (int b = 0; b < 8; b++)
+        buf[8 * i + (size_t)b] = (unsigned char)(u >> (56 - 8 * b));
     }
     if (fwrite(buf, 8, m, fp) != m) return errno ? errno : EIO;
     v += m;
@@ -107,8 +108,10 @@ int tess_vtk_write(const char *path, const char *title, int nx, int ny, int nz, 
   }
   if (!h || !isfinite(h[0]) || !isfinite(h[1]) || !isfinite(h[2]) || !(h[0] > 0) || !(h[1] > 0) ||
       !(h[2] > 0)) {
-    if (h) snprintf(reason, sizeof reason, "invalid spacing %g %g %g", h[0], h[1], h[2]);
-    else snprintf(reason, sizeof reason, "no spacing given");
+    if (h)
+      snprintf(reason, sizeof reason, "invalid spacing %g %g %g", h[0], h[1], h[2]);
+    else
+      snprintf(reason, sizeof reason, "no spacing given");
     return tess_vtk_fail(path, reason);
   }
   if (nfields < 1 || !names || !fields) return tess_vtk_fail(path, "no fields given");

@@ -59,42 +59,86 @@ static void usage(FILE *to) {
 
 /* Returns 0 to run, 1 for --help, -1 on bad input (message printed). */
 static int parse_args(int argc, char **argv, heat_opts *o) {
-  *o = (heat_opts){.n = {64, 64, 1}, .order = 2, .steps = 100, .wave = 1, .kappa = 1, .length = 1,
-                   .cfl = 0.25, .mode = TESS_MODE_OVERLAP, .device = TESS_DEVICE_CPU, .delay_tile = -1};
+  *o = (heat_opts){.n = {64, 64, 1},
+                   .order = 2,
+                   .steps = 100,
+                   .wave = 1,
+                   .kappa = 1,
+                   .length = 1,
+                   .cfl = 0.25,
+                   .mode = TESS_MODE_OVERLAP,
+                   .device = TESS_DEVICE_CPU,
+                   .delay_tile = -1};
   static const struct option longopts[] = {
-      {"grid", 1, 0, 'g'},  {"order", 1, 0, 'o'}, {"steps", 1, 0, 's'},  {"kappa", 1, 0, 'k'},
-      {"length", 1, 0, 'L'}, {"wave", 1, 0, 'w'}, {"dt", 1, 0, 't'},     {"cfl", 1, 0, 'c'},
-      {"tiles", 1, 0, 'T'}, {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'},   {"device", 1, 0, 'd'},
-      {"every", 1, 0, 'e'}, {"check", 0, 0, 'C'}, {"dump", 1, 0, 'D'},   {"task-log", 1, 0, 'l'},
-      {"delay", 1, 0, 'y'}, {"help", 0, 0, 'h'},  {"trace", 1, 0, 'R'}, {0, 0, 0, 0}};
+      {"grid", 1, 0, 'g'},   {"order", 1, 0, 'o'}, {"steps", 1, 0, 's'}, {"kappa", 1, 0, 'k'},
+      {"length", 1, 0, 'L'}, {"wave", 1, 0, 'w'},  {"dt", 1, 0, 't'},    {"cfl", 1, 0, 'c'},
+      {"tiles", 1, 0, 'T'},  {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'},  {"device", 1, 0, 'd'},
+      {"every", 1, 0, 'e'},  {"check", 0, 0, 'C'}, {"dump", 1, 0, 'D'},  {"task-log", 1, 0, 'l'},
+      {"delay", 1, 0, 'y'},  {"help", 0, 0, 'h'},  {"trace", 1, 0, 'R'}, {0, 0, 0, 0}};
   int c, bad = 0, ints[3];
   double dly[3];
   opterr = 0;
   while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (c) {
-    case 'g': bad = tess_cli_ints("tess-heat", "--grid", optarg, o->n, 3); break;
-    case 'o': bad = tess_cli_ints("tess-heat", "--order", optarg, &o->order, 1); break;
-    case 's': bad = tess_cli_ints("tess-heat", "--steps", optarg, &o->steps, 1); break;
-    case 'w': bad = tess_cli_ints("tess-heat", "--wave", optarg, &o->wave, 1); break;
-    case 'T': bad = tess_cli_ints("tess-heat", "--tiles", optarg, &o->tiles, 1); break;
-    case 'p': bad = tess_cli_ints("tess-heat", "--procs", optarg, o->procs, 3); break;
-    case 'e': bad = tess_cli_ints("tess-heat", "--every", optarg, &o->every, 1); break;
-    case 'k': bad = tess_cli_double("tess-heat", "--kappa", optarg, &o->kappa); break;
-    case 'L': bad = tess_cli_double("tess-heat", "--length", optarg, &o->length); break;
-    case 't': bad = tess_cli_double("tess-heat", "--dt", optarg, &o->dt); break;
-    case 'c': bad = tess_cli_double("tess-heat", "--cfl", optarg, &o->cfl); break;
-    case 'm': bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0; break;
-    case 'd': bad = tess_device_parse(optarg, &o->device) ? -1 : 0; break;
-    case 'C': o->check = 1; break;
-    case 'D': o->dump = optarg; break;
-    case 'l': o->task_log = optarg; break;
-    case 'R': o->trace = optarg; break;
+    case 'g':
+      bad = tess_cli_ints("tess-heat", "--grid", optarg, o->n, 3);
+      break;
+    case 'o':
+      bad = tess_cli_ints("tess-heat", "--order", optarg, &o->order, 1);
+      break;
+    case 's':
+      bad = tess_cli_ints("tess-heat", "--steps", optarg, &o->steps, 1);
+      break;
+    case 'w':
+      bad = tess_cli_ints("tess-heat", "--wave", optarg, &o->wave, 1);
+      break;
+    case 'T':
+      bad = tess_cli_ints("tess-heat", "--tiles", optarg, &o->tiles, 1);
+      break;
+    case 'p':
+      bad = tess_cli_ints("tess-heat", "--procs", optarg, o->procs, 3);
+      break;
+    case 'e':
+      bad = tess_cli_ints("tess-heat", "--every", optarg, &o->every, 1);
+      break;
+    case 'k':
+      bad = tess_cli_double("tess-heat", "--kappa", optarg, &o->kappa);
+      break;
+    case 'L':
+      bad = tess_cli_double("tess-heat", "--length", optarg, &o->length);
+      break;
+    case 't':
+      bad = tess_cli_double("tess-heat", "--dt", optarg, &o->dt);
+      break;
+    case 'c':
+      bad = tess_cli_double("tess-heat", "--cfl", optarg, &o->cfl);
+      break;
+    case 'm':
+      bad = tess_mode_parse(optarg, &o->mode) ? -1 : 0;
+      break;
+    case 'd':
+      bad = tess_device_parse(optarg, &o->device) ? -1 : 0;
+      break;
+    case 'C':
+      o->check = 1;
+      break;
+    case 'D':
+      o->dump = optarg;
+      break;
+    case 'l':
+      o->task_log = optarg;
+      break;
+    case 'R':
+      o->trace = optarg;
+      break;
     case 'y':
       bad = sscanf(optarg, "%d,%d,%lf", &ints[0], &ints[1], &dly[0]) == 3 ? 0 : -1;
       if (bad) fprintf(stderr, "tess-heat: --delay expects TILE,DIR,SECONDS, got '%s'\n", optarg);
       o->delay_tile = ints[0], o->delay_dir = ints[1], o->delay_s = dly[0];
       break;
-    case 'h': usage(stdout); return 1;
+    case 'h':
+      usage(stdout);
+      return 1;
     default:
       fprintf(stderr, "tess-heat: unknown option '%s' (see --help)\n", argv[optind - 1]);
       return -1;
@@ -105,11 +149,11 @@ static int parse_args(int argc, char **argv, heat_opts *o) {
     fprintf(stderr, "tess-heat: unexpected argument '%s' (see --help)\n", argv[optind]);
     return -1;
   }
-#define REQUIRE(cond, ...)                                                                       \
-  if (!(cond)) {                                                                                 \
-    fprintf(stderr, "tess-heat: " __VA_ARGS__);                                                  \
-    fputc('\n', stderr);                                                                         \
-    return -1;                                                                                   \
+#define REQUIRE(cond, ...)                                                                         \
+  if (!(cond)) {                                                                                   \
+    fprintf(stderr, "tess-heat: " __VA_ARGS__);                                                    \
+    fputc('\n', stderr);                                                                           \
+    return -1;                                                                                     \
   }
   REQUIRE(o->order == 2 || o->order == 6, "--order %d is not supported (allowed: 2, 6)", o->order);
   REQUIRE(o->steps >= 0, "--steps %d is invalid (allowed: >= 0)", o->steps);
@@ -160,7 +204,8 @@ static int run(const heat_opts *o) {
   int u, un, err = 1;
   const double hs[3] = {o->length / o->n[0], o->length / o->n[1], o->length / o->n[2]};
   int dims = 0;
-  for (int i = 0; i < 3; i++) dims += o->n[i] > 1;
+  for (int i = 0; i < 3; i++)
+    dims += o->n[i] > 1;
   /* Forward Euler is stable while dt * kappa * max symbol <= 2. */
   double lam_max = 0, lam = 0;
   for (int i = 0; i < 3; i++)
@@ -172,13 +217,14 @@ static int run(const heat_opts *o) {
   const double dt = o->dt > 0 ? o->dt : o->cfl * dt_max;
   if (dt > dt_max) {
     if (tess_rank() == 0)
-      fprintf(stderr, "tess-heat: --dt %g exceeds the forward-Euler stability limit %g\n", dt, dt_max);
+      fprintf(stderr, "tess-heat: --dt %g exceeds the forward-Euler stability limit %g\n", dt,
+              dt_max);
     return 1;
   }
 
   const tess_heat_params prm = {o->kappa};
   const tess_kernel *k = o->order == 2 ? &tess_heat2_kernel : &tess_heat6_kernel;
-#define CALL(x)                                                                                  \
+#define CALL(x)                                                                                    \
   if ((x)) goto done
   CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
   CALL(tess_sim_set_spacing(sim, hs));
@@ -188,8 +234,13 @@ static int run(const heat_opts *o) {
   if (o->procs[0]) CALL(tess_sim_set_procs(sim, o->procs));
   CALL(tess_sim_add_field(sim, "u", 1, &u));
   CALL(tess_sim_add_field(sim, "u_new", 1, &un));
-  CALL(tess_sim_add_stage(sim, &(tess_stage){.kernel = k, .nin = 1, .in = {u}, .nout = 1,
-                                             .out = {un}, .params = &prm, .params_size = sizeof prm}));
+  CALL(tess_sim_add_stage(sim, &(tess_stage){.kernel = k,
+                                             .nin = 1,
+                                             .in = {u},
+                                             .nout = 1,
+                                             .out = {un},
+                                             .params = &prm,
+                                             .params_size = sizeof prm}));
   CALL(tess_sim_add_swap(sim, u, un));
   CALL(tess_sim_setup(sim));
   tess_sim_describe(sim);
@@ -197,13 +248,15 @@ static int run(const heat_opts *o) {
   if (o->task_log) CALL(tess_sim_set_task_log(sim, 1));
   init_ctx ic = {o};
   CALL(tess_sim_fill(sim, u, sine_init, &ic));
-  if (tess_rank() == 0) printf("dt %.6e (stability limit %.6e), %d steps, order %d\n", dt, dt_max, o->steps, o->order);
+  if (tess_rank() == 0)
+    printf("dt %.6e (stability limit %.6e), %d steps, order %d\n", dt, dt_max, o->steps, o->order);
 
   /* Only tess_sim_run is timed: progress lines move data to the host and are not steps. */
   double wall = 0;
   progress(sim, u, 0);
   for (int done_steps = 0; done_steps < o->steps;) {
-    const int chunk = o->every > 0 && o->every < o->steps - done_steps ? o->every : o->steps - done_steps;
+    const int chunk =
+        o->every > 0 && o->every < o->steps - done_steps ? o->every : o->steps - done_steps;
     const double w0 = MPI_Wtime();
     CALL(tess_sim_run(sim, chunk, dt));
     wall += MPI_Wtime() - w0;
@@ -257,10 +310,12 @@ static int run(const heat_opts *o) {
       const double a_disc = pow(1 - dt * o->kappa * lam, o->steps);
       double e_disc = 0;
       for (size_t i = 0; i < cells; i++) {
-        const long g[3] = {(long)(i % o->n[0]), (long)(i / o->n[0] % o->n[1]), (long)(i / o->n[0] / o->n[1])};
+        const long g[3] = {(long)(i % o->n[0]), (long)(i / o->n[0] % o->n[1]),
+                           (long)(i / o->n[0] / o->n[1])};
         e_disc = fmax(e_disc, fabs(all[i] - a_disc * sine_init(g, 0, &ic)));
       }
-      printf("check: error_exact %.6e error_spatial %.6e error_symbol %.6e\n", e_exact, e_fe, e_disc);
+      printf("check: error_exact %.6e error_spatial %.6e error_symbol %.6e\n", e_exact, e_fe,
+             e_disc);
     }
     if (o->dump && tess_cli_write_raw("tess-heat", o->dump, all, cells)) err = 1;
   }

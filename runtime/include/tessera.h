@@ -32,28 +32,28 @@ extern "C" {
 #endif
 
 /* ---- errors ------------------------------------------------------------------------------ */
-#define TESS_ERR_LIST(X)                                                                         \
-  X(TESS_OK, "ok")                                                                               \
-  X(TESS_ERR_ARG, "invalid argument")                                                            \
-  X(TESS_ERR_STATE, "call out of order")                                                         \
-  X(TESS_ERR_MEM, "out of memory")                                                               \
-  X(TESS_ERR_STARPU, "StarPU error")                                                             \
-  X(TESS_ERR_MPI, "MPI error")                                                                   \
-  X(TESS_ERR_CUDA, "CUDA error")                                                                 \
+#define TESS_ERR_LIST(X)                                                                           \
+  X(TESS_OK, "ok")                                                                                 \
+  X(TESS_ERR_ARG, "invalid argument")                                                              \
+  X(TESS_ERR_STATE, "call out of order")                                                           \
+  X(TESS_ERR_MEM, "out of memory")                                                                 \
+  X(TESS_ERR_STARPU, "StarPU error")                                                               \
+  X(TESS_ERR_MPI, "MPI error")                                                                     \
+  X(TESS_ERR_CUDA, "CUDA error")                                                                   \
   X(TESS_ERR_IO, "I/O error")
 #define TESS_X_ENUM(name, text) name,
 typedef enum { TESS_ERR_LIST(TESS_X_ENUM) TESS_ERR_COUNT } tess_err;
 const char *tess_err_name(tess_err e);
 
 /* ---- finite sets, each with its printable names (X-macro lists) ----------------------------- */
-#define TESS_MODE_LIST(X)                                                                        \
-  X(TESS_MODE_OVERLAP, "overlap") /* per-segment dataflow (the default) */                       \
+#define TESS_MODE_LIST(X)                                                                          \
+  X(TESS_MODE_OVERLAP, "overlap") /* per-segment dataflow (the default) */                         \
   X(TESS_MODE_BULK, "bulk")       /* pack all, exchange all, wait, unpack all, compute all */
 typedef enum { TESS_MODE_LIST(TESS_X_ENUM) TESS_MODE_COUNT } tess_mode;
 
-#define TESS_DEVICE_LIST(X)                                                                      \
-  X(TESS_DEVICE_CPU, "cpu")                                                                      \
-  X(TESS_DEVICE_CUDA, "cuda")                                                                    \
+#define TESS_DEVICE_LIST(X)                                                                        \
+  X(TESS_DEVICE_CPU, "cpu")                                                                        \
+  X(TESS_DEVICE_CUDA, "cuda")                                                                      \
   X(TESS_DEVICE_AUTO, "auto") /* CUDA when StarPU found a GPU, else CPU */
 typedef enum { TESS_DEVICE_LIST(TESS_X_ENUM) TESS_DEVICE_COUNT } tess_device;
 
@@ -72,7 +72,8 @@ typedef struct {
                             tess_finalize (paje.trace for ViTE, dag.dot, tasks.rec); NULL: off,
                             unless the environment sets TESS_TRACE=DIR */
 } tess_init_opts;
-#define TESS_INIT_OPTS_DEFAULT {TESS_DEVICE_CPU, 0, -1, NULL}
+#define TESS_INIT_OPTS_DEFAULT                                                                     \
+  { TESS_DEVICE_CPU, 0, -1, NULL }
 
 /* Collective over MPI_COMM_WORLD: MPI (threaded), StarPU and StarPU-MPI. */
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts);
@@ -152,11 +153,11 @@ void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]);
 void tess_sim_describe(tess_sim_t sim);
 
 /* ---- introspection for tests and tracing ---------------------------------------------------- */
-#define TESS_TASK_KIND_LIST(X)                                                                   \
-  X(TESS_TASK_PACK, "pack")                                                                      \
-  X(TESS_TASK_EXCHANGE, "exchange")                                                              \
-  X(TESS_TASK_UNPACK, "unpack")                                                                  \
-  X(TESS_TASK_INNER, "inner")                                                                    \
+#define TESS_TASK_KIND_LIST(X)                                                                     \
+  X(TESS_TASK_PACK, "pack")                                                                        \
+  X(TESS_TASK_EXCHANGE, "exchange")                                                                \
+  X(TESS_TASK_UNPACK, "unpack")                                                                    \
+  X(TESS_TASK_INNER, "inner")                                                                      \
   X(TESS_TASK_OUTER, "outer")
 typedef enum { TESS_TASK_KIND_LIST(TESS_X_ENUM) TESS_TASK_KIND_COUNT } tess_task_kind;
 const char *tess_task_kind_name(tess_task_kind k);
@@ -165,9 +166,9 @@ const char *tess_task_kind_name(tess_task_kind k);
  * as an index 0..26 (see tess_dir_index); t_end in seconds since setup. */
 typedef struct {
   tess_task_kind kind;
-  int tile;   /* global tile id */
-  int dir;    /* direction index; 13 = (0,0,0) = inner */
-  int stage;  /* index of the stage in the program */
+  int tile;  /* global tile id */
+  int dir;   /* direction index; 13 = (0,0,0) = inner */
+  int stage; /* index of the stage in the program */
   long step;
   double t_end;
 } tess_task_record;
@@ -181,7 +182,9 @@ const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
 tess_err tess_sim_debug_delay(tess_sim_t sim, int tile, int dir, double seconds);
 
 /* Direction vectors d in {-1,0,1}^3 <-> index (d0+1) + 3(d1+1) + 9(d2+1); 13 is (0,0,0). */
-static inline int tess_dir_index(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+static inline int tess_dir_index(const int d[3]) {
+  return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1);
+}
 static inline void tess_dir_vector(int i, int d[3]) {
   d[0] = i % 3 - 1;
   d[1] = (i / 3) % 3 - 1;

@@ -23,17 +23,18 @@ extern "C" {
 
 #define TESS_MAX_IO 4 /* fields a stage may read (or write) */
 
-#define TESS_IDX(X, Y, nc, c, x, y, z)                                                           \
-  ((size_t)(x) + (size_t)(X) * ((size_t)(c) + (size_t)(nc) * ((size_t)(y) + (size_t)(Y) * (size_t)(z))))
+#define TESS_IDX(X, Y, nc, c, x, y, z)                                                             \
+  ((size_t)(x) +                                                                                   \
+   (size_t)(X) * ((size_t)(c) + (size_t)(nc) * ((size_t)(y) + (size_t)(Y) * (size_t)(z))))
 
 /* Stencil footprint shapes, each of a given radius r:
  *   star       axis points +-k e_i, k <= r                        (Laplacians)
  *   star_diag  axis points + in-plane diagonals k(e_i +- e_j)     (Astaroth's MHD stencil; no
  *              3D diagonals, so corner halos are never read)
  *   box        every point within Chebyshev distance r */
-#define TESS_SHAPE_LIST(X)                                                                       \
-  X(TESS_SHAPE_STAR, "star")                                                                     \
-  X(TESS_SHAPE_STAR_DIAG, "star_diag")                                                           \
+#define TESS_SHAPE_LIST(X)                                                                         \
+  X(TESS_SHAPE_STAR, "star")                                                                       \
+  X(TESS_SHAPE_STAR_DIAG, "star_diag")                                                             \
   X(TESS_SHAPE_BOX, "box")
 #define TESS_X_SHAPE_ENUM(name, text) name,
 typedef enum { TESS_SHAPE_LIST(TESS_X_SHAPE_ENUM) TESS_SHAPE_COUNT } tess_shape;
