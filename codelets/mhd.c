@@ -23,20 +23,17 @@
 #define TESS_MHD_X_VAR_NAME(name, text) text,
 static const char *const tess_mhd_var_names[] = {TESS_MHD_VAR_LIST(TESS_MHD_X_VAR_NAME)};
 
-const char *tess_mhd_var_name(int var)
-{
+const char *tess_mhd_var_name(int var) {
   return var >= 0 && var < TESS_MHD_NC ? tess_mhd_var_names[var] : "?";
 }
 
-_Noreturn static void tess_mhd_fail(const char *file, int line, const char *msg)
-{
+_Noreturn static void tess_mhd_fail(const char *file, int line, const char *msg) {
   fprintf(stderr, "%s:%d: mhd kernel: %s\n", file, line, msg);
   abort();
 }
-#define TESS_MHD_REQUIRE(cond, msg)                                                              \
-  do {                                                                                           \
-    if (!(cond))                                                                                 \
-      tess_mhd_fail(__FILE__, __LINE__, msg);                                                    \
+#define TESS_MHD_REQUIRE(cond, msg)                                                                \
+  do {                                                                                             \
+    if (!(cond)) tess_mhd_fail(__FILE__, __LINE__, msg);                                           \
   } while (0)
 
 enum { LNRHO = TESS_MHD_LNRHO, UX = TESS_MHD_UX, SS = TESS_MHD_SS, AX = TESS_MHD_AX };
@@ -66,13 +63,11 @@ typedef struct {
 /* d^2 v_b / (d x_a d x_b) summed over b: component a of grad div v, for the vector v whose
  * x component is at v[0] (components `comp` apart). */
 static void tess_mhd_graddiv(const double *v, const tess_mhd_geom *g, const double d2[3][3],
-                             double out[3])
-{
+                             double out[3]) {
   double mixed[3][3] = {{0.0}}; /* mixed[a][b] = d^2 v_b / (dx_a dx_b), a != b */
   for (int q = 0; q < 3; q++) {
     const int a = tess_mhd_pair[q][0], b = tess_mhd_pair[q][1];
-    if (!g->active[a] || !g->active[b])
-      continue;
+    if (!g->active[a] || !g->active[b]) continue;
     mixed[a][b] = tess_mhd_dxy(v + b * g->comp, g->stride[a], g->stride[b], g->inv_hh[q]);
     mixed[b][a] = tess_mhd_dxy(v + a * g->comp, g->stride[a], g->stride[b], g->inv_hh[q]);
   }
@@ -82,8 +77,7 @@ static void tess_mhd_graddiv(const double *v, const tess_mhd_geom *g, const doub
 }
 
 /* f: component 0 of the cell. */
-static void tess_mhd_cell_derivs(const double *f, const tess_mhd_geom *g, tess_mhd_derivs *d)
-{
+static void tess_mhd_cell_derivs(const double *f, const tess_mhd_geom *g, tess_mhd_derivs *d) {
   for (int c = 0; c < TESS_MHD_NC; c++) {
     const double *fc = f + c * g->comp;
     d->val[c] = fc[0];
@@ -96,10 +90,11 @@ static void tess_mhd_cell_derivs(const double *f, const tess_mhd_geom *g, tess_m
   tess_mhd_graddiv(f + AX * g->comp, g, (const double(*)[3])(d->d2 + AX), d->graddiv_a);
 }
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
-static void cross3(const double a[3], const double b[3], double out[3])
-{
+static void cross3(const double a[3], const double b[3], double out[3]) {
   out[0] = a[1] * b[2] - a[2] * b[1];
   out[1] = a[2] * b[0] - a[0] * b[2];
   out[2] = a[0] * b[1] - a[1] * b[0];
@@ -107,8 +102,7 @@ static void cross3(const double a[3], const double b[3], double out[3])
 
 /* F at one cell; force_y is the y body force there (0 without forcing). */
 static void tess_mhd_rhs(const tess_mhd_derivs *d, const tess_mhd_params *p, double force_y,
-                         double F[TESS_MHD_NC])
-{
+                         double F[TESS_MHD_NC]) {
   const double lnrho = d->val[LNRHO], ss = d->val[SS];
   const double *u = &d->val[UX];
   const double *grad_lnrho = d->grad[LNRHO], *grad_ss = d->grad[SS];
@@ -164,8 +158,7 @@ static void tess_mhd_rhs(const tess_mhd_derivs *d, const tess_mhd_params *p, dou
                            p->zeta * d->graddiv_u[i];
     F[UX + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
   }
-  if (p->force_amp != 0.0)
-    F[UX + 1] += force_y;
+  if (p->force_amp != 0.0) F[UX + 1] += force_y;
 
   /* Entropy */
   const double grad_lnT[3] = {p->gamma * grad_ss[0] / p->cp + (p->gamma - 1.0) * grad_lnrho[0],
@@ -186,11 +179,9 @@ static void tess_mhd_rhs(const tess_mhd_derivs *d, const tess_mhd_params *p, dou
 
 /* ---- the kernel --------------------------------------------------------------------------- */
 
-void tess_mhd_rk3_cpu(const tess_region *r)
-{
+void tess_mhd_rk3_cpu(const tess_region *r) {
   for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i])
-      return;
+    if (r->hi[i] <= r->lo[i]) return;
 
   TESS_MHD_REQUIRE(r->nin == 1 && r->nout == 1, "needs one input (u^k) and one output (u^(k-1))");
   TESS_MHD_REQUIRE(r->in[0] && r->out[0], "missing field array");
@@ -238,9 +229,9 @@ void tess_mhd_rk3_cpu(const tess_region *r)
         double force_y = 0.0;
         if (p->force_amp != 0.0) {
           long gx = (r->origin[0] + x) % r->global[0];
-          if (gx < 0)
-            gx += r->global[0];
-          force_y = p->force_amp * sin(two_pi * (double)((long)p->force_k * gx) / (double)r->global[0]);
+          if (gx < 0) gx += r->global[0];
+          force_y =
+              p->force_amp * sin(two_pi * (double)((long)p->force_k * gx) / (double)r->global[0]);
         }
 
         tess_mhd_derivs d;
@@ -274,13 +265,12 @@ const tess_kernel tess_mhd_rk3_kernel = {
 
 /* ---- time-step helpers -------------------------------------------------------------------- */
 
-double tess_mhd_cs2(const tess_mhd_params *p, double lnrho, double ss)
-{
+double tess_mhd_cs2(const tess_mhd_params *p, double lnrho, double ss) {
   return p->cs0 * p->cs0 * exp(p->gamma * ss / p->cp + (p->gamma - 1.0) * (lnrho - p->lnrho0));
 }
 
-double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_NC], const double B[3])
-{
+double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_NC],
+                             const double B[3]) {
   const double *u = &s[UX];
   const double va2 = dot3(B, B) / (p->mu0 * exp(s[LNRHO]));
   return sqrt(dot3(u, u)) + sqrt(tess_mhd_cs2(p, s[LNRHO], s[SS]) + va2);
@@ -288,20 +278,20 @@ double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_N
 
 /* d f / d x_a at cell (x, y, z) of a periodic [n2][n1][n0] array: the 7 points, wrapped,
  * copied into a line for tess_mhd_d1. */
-static double tess_mhd_d1_periodic(const double *f, const int n[3], const int c[3], int a, double inv_h)
-{
+static double tess_mhd_d1_periodic(const double *f, const int n[3], const int c[3], int a,
+                                   double inv_h) {
   double line[2 * TESS_MHD_RADIUS + 1];
   for (int o = -TESS_MHD_RADIUS; o <= TESS_MHD_RADIUS; o++) {
     int q[3] = {c[0], c[1], c[2]};
     q[a] = ((q[a] + o) % n[a] + n[a]) % n[a];
-    line[o + TESS_MHD_RADIUS] = f[(size_t)q[0] + (size_t)n[0] * ((size_t)q[1] + (size_t)n[1] * (size_t)q[2])];
+    line[o + TESS_MHD_RADIUS] =
+        f[(size_t)q[0] + (size_t)n[0] * ((size_t)q[1] + (size_t)n[1] * (size_t)q[2])];
   }
   return tess_mhd_d1(line + TESS_MHD_RADIUS, 1, inv_h);
 }
 
 double tess_mhd_max_signal_speed(const int n[3], const double h[3], const tess_mhd_params *p,
-                                 const double *const fields[TESS_MHD_NC], double *min_rho)
-{
+                                 const double *const fields[TESS_MHD_NC], double *min_rho) {
   double vmax = 0.0, rmin = INFINITY;
   int c[3];
   for (c[2] = 0; c[2] < n[2]; c[2]++)
@@ -313,42 +303,30 @@ double tess_mhd_max_signal_speed(const int n[3], const double h[3], const tess_m
           s[v] = fields[v][i];
         for (int v = 0; v < 3; v++)
           for (int a = 0; a < 3; a++)
-            if (n[a] > 1)
-              dA[v][a] = tess_mhd_d1_periodic(fields[AX + v], n, c, a, 1.0 / h[a]);
+            if (n[a] > 1) dA[v][a] = tess_mhd_d1_periodic(fields[AX + v], n, c, a, 1.0 / h[a]);
         const double B[3] = {dA[2][1] - dA[1][2] + p->B_ext[0], dA[0][2] - dA[2][0] + p->B_ext[1],
                              dA[1][0] - dA[0][1] + p->B_ext[2]};
         const double v = tess_mhd_signal_speed(p, s, B);
-        if (v > vmax)
-          vmax = v;
-        if (exp(s[LNRHO]) < rmin)
-          rmin = exp(s[LNRHO]);
+        if (v > vmax) vmax = v;
+        if (exp(s[LNRHO]) < rmin) rmin = exp(s[LNRHO]);
       }
-  if (min_rho)
-    *min_rho = rmin;
+  if (min_rho) *min_rho = rmin;
   return vmax;
 }
 
 double tess_mhd_dt_limit(const tess_mhd_params *p, const int n[3], const double h[3],
-                         double max_speed, double min_rho, double cdt, double cdtv)
-{
+                         double max_speed, double min_rho, double cdt, double cdtv) {
   double hmin = INFINITY;
   for (int a = 0; a < 3; a++)
-    if (n[a] > 1 && h[a] < hmin)
-      hmin = h[a];
-  if (!isfinite(hmin))
-    return INFINITY; /* no active axis: nothing moves */
+    if (n[a] > 1 && h[a] < hmin) hmin = h[a];
+  if (!isfinite(hmin)) return INFINITY; /* no active axis: nothing moves */
   double diff = p->nu;
-  if (p->zeta > diff)
-    diff = p->zeta;
-  if (p->eta > diff)
-    diff = p->eta;
+  if (p->zeta > diff) diff = p->zeta;
+  if (p->eta > diff) diff = p->eta;
   const double gamma_chi = p->gamma * p->K / (min_rho * p->cp);
-  if (gamma_chi > diff)
-    diff = gamma_chi;
+  if (gamma_chi > diff) diff = gamma_chi;
   double dt = INFINITY;
-  if (max_speed > 0.0)
-    dt = cdt * hmin / max_speed;
-  if (diff > 0.0 && cdtv * hmin * hmin / diff < dt)
-    dt = cdtv * hmin * hmin / diff;
+  if (max_speed > 0.0) dt = cdt * hmin / max_speed;
+  if (diff > 0.0 && cdtv * hmin * hmin / diff < dt) dt = cdtv * hmin * hmin / diff;
   return dt;
 }

@@ -12,11 +12,10 @@
  *   d A/dt     = u x B + eta Lap A                                  (Weyl gauge, B.4)
  *
  *   B = curl A + B_ext,  j = (grad div A - Lap A) / mu0,  rho = exp(lnrho)
- *   S_ii = 2/3 d_i u_i - 1/3 (d_j u_j + d_k u_k),  S_ij = (d_j u_i + d_i u_j) / 2,  S:S = sum S_ij^2
- *   cs^2 = cs0^2 exp(gamma s / cp + (gamma - 1)(lnrho - lnrho0))
- *   lnT  = lnT0 + gamma s / cp + (gamma - 1)(lnrho - lnrho0)
- *   f    = (0, force_amp sin(2 pi force_k x / Lx), 0)   (steady Kolmogorov forcing; x = gx hx,
- *          gx the global cell index, Lx = nx hx; skipped when force_amp == 0)
+ *   S_ii = 2/3 d_i u_i - 1/3 (d_j u_j + d_k u_k),  S_ij = (d_j u_i + d_i u_j) / 2,  S:S = sum
+ * S_ij^2 cs^2 = cs0^2 exp(gamma s / cp + (gamma - 1)(lnrho - lnrho0)) lnT  = lnT0 + gamma s / cp +
+ * (gamma - 1)(lnrho - lnrho0) f    = (0, force_amp sin(2 pi force_k x / Lx), 0)   (steady
+ * Kolmogorov forcing; x = gx hx, gx the global cell index, Lx = nx hx; skipped when force_amp == 0)
  *
  * Derivatives are 6th-order central differences (digest 3.1.3) on the 55-point star_diag
  * stencil of radius 3: first a = {3/4, -3/20, 1/60}, second {-49/18, 3/2, -3/20, 1/90}, mixed
@@ -49,14 +48,14 @@ extern "C" {
 #endif
 
 /* Components of the state field, in storage order. */
-#define TESS_MHD_VAR_LIST(X)                                                                     \
-  X(TESS_MHD_LNRHO, "lnrho")                                                                     \
-  X(TESS_MHD_UX, "ux")                                                                           \
-  X(TESS_MHD_UY, "uy")                                                                           \
-  X(TESS_MHD_UZ, "uz")                                                                           \
-  X(TESS_MHD_SS, "ss")                                                                           \
-  X(TESS_MHD_AX, "ax")                                                                           \
-  X(TESS_MHD_AY, "ay")                                                                           \
+#define TESS_MHD_VAR_LIST(X)                                                                       \
+  X(TESS_MHD_LNRHO, "lnrho")                                                                       \
+  X(TESS_MHD_UX, "ux")                                                                             \
+  X(TESS_MHD_UY, "uy")                                                                             \
+  X(TESS_MHD_UZ, "uz")                                                                             \
+  X(TESS_MHD_SS, "ss")                                                                             \
+  X(TESS_MHD_AX, "ax")                                                                             \
+  X(TESS_MHD_AY, "ay")                                                                             \
   X(TESS_MHD_AZ, "az")
 #define TESS_MHD_X_VAR_ENUM(name, text) name,
 typedef enum { TESS_MHD_VAR_LIST(TESS_MHD_X_VAR_ENUM) TESS_MHD_NC } tess_mhd_var;
@@ -91,14 +90,18 @@ typedef struct tess_mhd_params {
 /* Astaroth's config/astaroth.conf values (digest 3.1.2), except gamma = 5/3 (the file has an
  * odd 0.5) and K = 1e-3 (hard-coded in one Astaroth kernel version); no heating, no imposed
  * field, no forcing, the runtime's dt, substep 0. */
-#define TESS_MHD_PARAMS_DEFAULT                                                                  \
-  {.nu = 5e-3, .zeta = 1e-2, .eta = 5e-3, .mu0 = 1.4, .cs0 = 1.0, .cp = 1.0,                    \
-   .gamma = 5.0 / 3.0, .lnT0 = 1.2, .lnrho0 = 1.3, .K = 1e-3, .heating = 0.0,                   \
-   .B_ext = {0.0, 0.0, 0.0}, .force_amp = 0.0, .force_k = 1, .dt = 0.0, .substep = 0}
+#define TESS_MHD_PARAMS_DEFAULT                                                                    \
+  {                                                                                                \
+    .nu = 5e-3, .zeta = 1e-2, .eta = 5e-3, .mu0 = 1.4, .cs0 = 1.0, .cp = 1.0, .gamma = 5.0 / 3.0,  \
+    .lnT0 = 1.2, .lnrho0 = 1.3, .K = 1e-3, .heating = 0.0, .B_ext = {0.0, 0.0, 0.0},               \
+    .force_amp = 0.0, .force_k = 1, .dt = 0.0, .substep = 0                                        \
+  }
 
 /* Williamson (1980) 2N-storage RK3 coefficients, substeps 0..2. */
-#define TESS_MHD_RK3_ALPHA {0.0, -5.0 / 9.0, -153.0 / 128.0}
-#define TESS_MHD_RK3_BETA {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0}
+#define TESS_MHD_RK3_ALPHA                                                                         \
+  { 0.0, -5.0 / 9.0, -153.0 / 128.0 }
+#define TESS_MHD_RK3_BETA                                                                          \
+  { 1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0 }
 
 /* in[0] = state u^k (8 components, read through the stencil); out[0] = state u^(k-1) (8
  * components; read at the cell for substeps 1 and 2, then overwritten with u^(k+1)). */
@@ -118,15 +121,13 @@ void tess_mhd_rk3_cuda(const tess_region *r, void *stream);
 /* ---- the difference operators (also what the tests and the CUDA kernel mirror) ------------ */
 
 /* First derivative at f[0] along element stride s: sum_i a_i (f[+i s] - f[-i s]) / h. */
-static inline double tess_mhd_d1(const double *f, ptrdiff_t s, double inv_h)
-{
+static inline double tess_mhd_d1(const double *f, ptrdiff_t s, double inv_h) {
   const double a1 = 3.0 / 4.0, a2 = -3.0 / 20.0, a3 = 1.0 / 60.0;
   return (a1 * (f[s] - f[-s]) + a2 * (f[2 * s] - f[-2 * s]) + a3 * (f[3 * s] - f[-3 * s])) * inv_h;
 }
 
 /* Second derivative at f[0] along stride s: (b0 f0 + sum_i b_i (f[+i s] + f[-i s])) / h^2. */
-static inline double tess_mhd_d2(const double *f, ptrdiff_t s, double inv_h2)
-{
+static inline double tess_mhd_d2(const double *f, ptrdiff_t s, double inv_h2) {
   const double b0 = -49.0 / 18.0, b1 = 3.0 / 2.0, b2 = -3.0 / 20.0, b3 = 1.0 / 90.0;
   return (b0 * f[0] + b1 * (f[s] + f[-s]) + b2 * (f[2 * s] + f[-2 * s]) +
           b3 * (f[3 * s] + f[-3 * s])) *
@@ -135,25 +136,26 @@ static inline double tess_mhd_d2(const double *f, ptrdiff_t s, double inv_h2)
 
 /* Mixed derivative d^2 f / da db at f[0], strides s1 (axis a) and s2 (axis b), along the
  * diagonals: sum_i c_i [f(+i,+i) + f(-i,-i) - f(+i,-i) - f(-i,+i)] / (h_a h_b). */
-static inline double tess_mhd_dxy(const double *f, ptrdiff_t s1, ptrdiff_t s2, double inv_h1h2)
-{
+static inline double tess_mhd_dxy(const double *f, ptrdiff_t s1, ptrdiff_t s2, double inv_h1h2) {
   const double c1 = 270.0 / 720.0, c2 = -27.0 / 720.0, c3 = 2.0 / 720.0;
   const ptrdiff_t p = s1 + s2, m = s1 - s2; /* the two diagonals */
-  return (c1 * ((f[p] + f[-p]) - (f[m] + f[-m])) + c2 * ((f[2 * p] + f[-2 * p]) - (f[2 * m] + f[-2 * m])) +
+  return (c1 * ((f[p] + f[-p]) - (f[m] + f[-m])) +
+          c2 * ((f[2 * p] + f[-2 * p]) - (f[2 * m] + f[-2 * m])) +
           c3 * ((f[3 * p] + f[-3 * p]) - (f[3 * m] + f[-3 * m]))) *
          inv_h1h2;
 }
 
 /* ---- time-step helpers: host only, no StarPU ------------------------------------------------ */
 
-#define TESS_MHD_CDT 0.4  /* Courant factor of the advective limit (Astaroth's cdt) */
+#define TESS_MHD_CDT  0.4 /* Courant factor of the advective limit (Astaroth's cdt) */
 #define TESS_MHD_CDTV 0.3 /* factor of the diffusive limit (Astaroth's cdtv) */
 
 /* Squared adiabatic sound speed cs^2 = cs0^2 exp(gamma s / cp + (gamma - 1)(lnrho - lnrho0)). */
 double tess_mhd_cs2(const tess_mhd_params *p, double lnrho, double ss);
 /* Fastest signal at a point: |u| + sqrt(cs^2 + vA^2), vA^2 = |B|^2 / (mu0 rho), for the state
  * s[8] (tess_mhd_var order) and the total field B (curl A + B_ext). */
-double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_NC], const double B[3]);
+double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_NC],
+                             const double B[3]);
 /* max over a whole periodic grid of tess_mhd_signal_speed, with B = curl A + B_ext from the
  * 6th-order first derivative. fields[c]: component c, [n2][n1][n0], x fastest (what
  * tess_sim_gather returns). Also returns min rho through *min_rho when min_rho != NULL. */
