@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "sim.h"
+#include "topology.h"
 #include "tessera.h"
 
 static int my_rank = -1, my_size = 0, started_mpi = 0;
@@ -36,37 +37,43 @@ int tess_ncuda_devices(void) {
   return tess_cuda_devids(devs);
 }
 
-/* Ranks sharing a node would each bind their StarPU workers to the same first cores and
- * fight over them (seen on 2 H200s: 134 ms instead of ~2 ms per step). Until hwloc placement
- * (topology/) does better, give each node-local rank a disjoint contiguous range of cores:
- * its workers on all but the last, the StarPU-MPI thread on the last. Settings the user made
- * (STARPU_WORKERS_CPUID, STARPU_WORKERS_NOBIND, STARPU_NCPU) win. */
-static void split_cores(const tess_init_opts *opts) {
-  MPI_Comm local;
-  int lrank, lsize;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &lrank);
-  MPI_Comm_size(local, &lsize);
-  MPI_Comm_free(&local);
-  if (lsize <= 1 || getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_NOBIND")) return;
-  const long per = sysconf(_SC_NPROCESSORS_ONLN) / lsize;
-  if (per < 3) { /* too few cores to split: let the OS schedule */
+/* Placement of this rank on its node (topology/, hwloc), exported as StarPU and UCX variables
+ * before MPI and StarPU start: one rank per GPU on GPU nodes, NUMA domains or equal blocks of
+ * cores on CPU nodes; settings the user made win. TESS_TOPO=gpu|numa|node|cores forces a mode
+ * (an error when the ranks do not fit it), TESS_TOPO=off leaves StarPU's defaults. A single
+ * rank per node keeps StarPU's defaults (all GPUs, all cores). When the node has too few cores
+ * for bound threads (CI: several ranks on 2 cores), ranks run unbound with one worker each:
+ * two ranks bound to the same cores were 60x slower on 2 H200s (134 vs 2 ms per step). */
+static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
+  const char *want = getenv("TESS_TOPO");
+  if ((want && !strcmp(want, "off")) || (!want && nlocal <= 1)) return TESS_OK;
+  const int use_cuda = opts->device != TESS_DEVICE_CPU;
+  tess_topo_t topo = NULL;
+  tess_topo_share share;
+  tess_topo_mode mode;
+  if (want) TESS_CALL(tess_topo_mode_parse(want, &mode));
+  tess_err e = tess_topo_load(NULL, &topo);
+  if (!e) {
+    if (!want) mode = tess_topo_default_mode(topo, nlocal, use_cuda);
+    e = tess_topo_assign(topo, mode, lrank, nlocal, NULL, 0, &share);
+  }
+  const int roomy = !e && share.ncores >= share.ngpu + 2;
+  if (!e && (roomy || want)) {
+    char buf[16];
+    if (opts->ncpu > 0) {
+      snprintf(buf, sizeof buf, "%d", opts->ncpu);
+      setenv("STARPU_NCPU", buf, 0);
+    }
+    tess_topo_export_env(&share, use_cuda);
+    if (tess_log_enabled(TESS_LOG_INFO)) tess_topo_print(stderr, topo, &share, 1, 0);
+  } else if (!want) {
     setenv("STARPU_WORKERS_NOBIND", "1", 0);
     setenv("STARPU_MPI_NOBIND", "1", 0);
-    if (!getenv("STARPU_NCPU") && opts->ncpu <= 0) setenv("STARPU_NCPU", "1", 0);
-    return;
+    if (opts->ncpu <= 0) setenv("STARPU_NCPU", "1", 0);
+    e = TESS_OK;
   }
-  const long first = lrank * per, last = first + per - 1;
-  char buf[64];
-  snprintf(buf, sizeof buf, "%ld-%ld", first, last - 1);
-  setenv("STARPU_WORKERS_CPUID", buf, 0);
-  snprintf(buf, sizeof buf, "%ld", last);
-  setenv("STARPU_MPI_THREAD_CPUID", buf, 0);
-  /* CUDA driver threads take cores from the same range: one per GPU, one GPU per rank assumed */
-  const long ncpu = per - 1 - (opts->device == TESS_DEVICE_CPU ? 0 : 1);
-  snprintf(buf, sizeof buf, "%ld", ncpu > 0 ? ncpu : 1);
-  if (opts->ncpu <= 0) setenv("STARPU_NCPU", buf, 0);
-  tess_log(TESS_LOG_INFO, "node-local rank %d of %d: cores %ld-%ld", lrank, lsize, first, last);
+  tess_topo_destroy(&topo);
+  return e;
 }
 
 /* Every rank writes DIR/prof_file_<user>_<rank>; rank 0 creates DIR first. */
@@ -113,6 +120,13 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   if (!opts) opts = &defaults;
   int inited = 0, provided = 0;
   MPI_Initialized(&inited);
+  /* Before MPI_Init when the launcher tells the node-local rank: UCX reads UCX_NET_DEVICES
+   * there. */
+  int lrank, nlocal, placed = 0;
+  if (!inited && tess_topo_local_rank_env(&lrank, &nlocal)) {
+    TESS_CALL(place_rank(opts, lrank, nlocal));
+    placed = 1;
+  }
   if (!inited) {
     TESS_MPI_CALL(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
     started_mpi = 1;
@@ -136,7 +150,9 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   setenv("STARPU_SCHED", "dmdas", 0);
   if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
 
-  split_cores(opts);
+  /* The authoritative node-local rank; warns when a node's ranks are not contiguous. */
+  TESS_CALL(tess_topo_local_rank(MPI_COMM_WORLD, &lrank, &nlocal));
+  if (!placed) TESS_CALL(place_rank(opts, lrank, nlocal));
 
   struct starpu_conf conf;
   starpu_conf_init(&conf);

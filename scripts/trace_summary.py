@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """trace_summary.py — summarise a Tessera trace directory (written by an app run with --trace DIR).
 
-    /usr/bin/python3 scripts/trace_summary.py DIR [--png FILE] [--window T0:T1] [--unpack NAME]...
-                                                  [--worst N] [--path] [--json FILE]
+    /usr/bin/python3 scripts/trace_summary.py DIR [--png FILE [--window T0:T1] [--title T]]
+        [--unpack NAME [--details]]... [--worst N] [--path] [--json FILE] [--no-align]
 
 Reads DIR/tasks.rec (one record per task: name, JobId, DependsOn, worker, start/end in ms, MPI
 rank) and the MPI messages of DIR/paje.trace (start/end of every StarPU-MPI transfer and its
@@ -603,11 +603,19 @@ class Trace:
             want = "%s t%s %s s%s" % (m.group(1), m.group(2), dir_text(dir_vector(m.group(3))),
                                       m.group(4))
         hits = sorted((t for t in self.tasks if t.name == want), key=lambda t: (t.rank, t.occ))
+        nocc = collections.Counter((t.rank, t.name) for t in self.tasks)
         reports = []
         for u in hits:
             e = self.exch_of.get(u.job)
-            sib = [o for o in self.tasks if o.kind == "outer" and o.rank == u.rank
-                   and o.tile == u.tile and o.stage == u.stage and o.occ == u.occ]
+            # the outer segments of the same tile, stage and step (the k-th of their name; when
+            # a stage exchanges m fields, m unpacks of one name per step)
+            sib = []
+            for o in self.tasks:
+                if o.kind != "outer" or o.rank != u.rank or o.tile != u.tile or o.stage != u.stage:
+                    continue
+                m = max(1, nocc[(u.rank, u.name)] // max(1, nocc[(o.rank, o.name)]))
+                if o.occ == (u.occ - 1) // m + 1:
+                    sib.append(o)
             need = [o for o in self.tasks if o.kind == "outer" and u.job in o.deps]
             needj = {o.job for o in need}
             before = sorted((o for o in sib if o.job not in needj and o.start < u.end),
@@ -892,12 +900,18 @@ def draw_png(tr, path, window, title, dpi):
                 placed.append((len(lane_end) - 1, e))
         n = max(1, min(len(lane_end), 12))
         hgt = 0.8 / n
+        solid, light = collections.defaultdict(list), collections.defaultdict(list)
         for i, e in placed:
-            yy = y - 0.4 + (i % n) * hgt
-            ax.broken_barh([(e["sent"] - a, e["transfer"])], (yy, hgt * 0.9),
-                           facecolors=COLORS["exchange"], edgecolor="none")
-            ax.broken_barh([(e["arrival"] - a, e["wait"])], (yy, hgt * 0.9),
-                           facecolors=COLORS["exchange"], alpha=0.35, edgecolor="none")
+            solid[i % n].append((e["sent"] - a, e["transfer"]))
+            light[i % n].append((e["arrival"] - a, e["wait"]))
+        for i in range(n):
+            yy = y - 0.4 + i * hgt
+            if solid[i]:
+                ax.broken_barh(solid[i], (yy, hgt * 0.9), facecolors=COLORS["exchange"],
+                               edgecolor="none")
+            if light[i]:
+                ax.broken_barh(light[i], (yy, hgt * 0.9), facecolors=COLORS["exchange"],
+                               alpha=0.35, edgecolor="none")
     ax.set_yticks([ypos[row] for row in rows])
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.6, len(rows) - 0.4)

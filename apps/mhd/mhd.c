@@ -39,32 +39,47 @@ typedef struct {
   const char *help;
 } key_def;
 
-#define KD(k, t, field, help) {k, t, offsetof(mhd_opts, field), sizeof(((mhd_opts *)0)->field), help}
+#define KD(k, t, field, help)                                                                      \
+  { k, t, offsetof(mhd_opts, field), sizeof(((mhd_opts *)0)->field), help }
 static const key_def keys[] = {
-    KD("nx", K_INT, n[0], "cells along x"), KD("ny", K_INT, n[1], "cells along y"),
-    KD("nz", K_INT, n[2], "cells along z (1: 2D)"), KD("dsx", K_DOUBLE, h[0], "spacing along x"),
-    KD("dsy", K_DOUBLE, h[1], "spacing along y"), KD("dsz", K_DOUBLE, h[2], "spacing along z"),
-    KD("nu", K_DOUBLE, p.nu, "kinematic viscosity"), KD("zeta", K_DOUBLE, p.zeta, "bulk viscosity"),
-    KD("eta", K_DOUBLE, p.eta, "magnetic diffusivity"), KD("mu0", K_DOUBLE, p.mu0, "vacuum permeability"),
-    KD("cs0", K_DOUBLE, p.cs0, "sound speed"), KD("cp", K_DOUBLE, p.cp, "heat capacity"),
-    KD("gamma", K_DOUBLE, p.gamma, "adiabatic index"), KD("lnT0", K_DOUBLE, p.lnT0, "reference ln T"),
-    KD("lnrho0", K_DOUBLE, p.lnrho0, "reference ln rho"), KD("K", K_DOUBLE, p.K, "heat conductivity"),
+    KD("nx", K_INT, n[0], "cells along x"),
+    KD("ny", K_INT, n[1], "cells along y"),
+    KD("nz", K_INT, n[2], "cells along z (1: 2D)"),
+    KD("dsx", K_DOUBLE, h[0], "spacing along x"),
+    KD("dsy", K_DOUBLE, h[1], "spacing along y"),
+    KD("dsz", K_DOUBLE, h[2], "spacing along z"),
+    KD("nu", K_DOUBLE, p.nu, "kinematic viscosity"),
+    KD("zeta", K_DOUBLE, p.zeta, "bulk viscosity"),
+    KD("eta", K_DOUBLE, p.eta, "magnetic diffusivity"),
+    KD("mu0", K_DOUBLE, p.mu0, "vacuum permeability"),
+    KD("cs0", K_DOUBLE, p.cs0, "sound speed"),
+    KD("cp", K_DOUBLE, p.cp, "heat capacity"),
+    KD("gamma", K_DOUBLE, p.gamma, "adiabatic index"),
+    KD("lnT0", K_DOUBLE, p.lnT0, "reference ln T"),
+    KD("lnrho0", K_DOUBLE, p.lnrho0, "reference ln rho"),
+    KD("K", K_DOUBLE, p.K, "heat conductivity"),
     KD("heating", K_DOUBLE, p.heating, "net heating H - C"),
-    KD("bx_ext", K_DOUBLE, p.B_ext[0], "imposed field x"), KD("by_ext", K_DOUBLE, p.B_ext[1], "imposed field y"),
+    KD("bx_ext", K_DOUBLE, p.B_ext[0], "imposed field x"),
+    KD("by_ext", K_DOUBLE, p.B_ext[1], "imposed field y"),
     KD("bz_ext", K_DOUBLE, p.B_ext[2], "imposed field z"),
     KD("force_amp", K_DOUBLE, p.force_amp, "Kolmogorov forcing amplitude"),
     KD("force_k", K_INT, p.force_k, "forcing wave number"),
     KD("ic", K_STR, ic, "initial condition: random, sound, alfven, abc"),
-    KD("seed", K_ULONG, ic_opts.seed, "random IC seed"), KD("amp", K_DOUBLE, ic_opts.amp, "wave amplitude"),
+    KD("seed", K_ULONG, ic_opts.seed, "random IC seed"),
+    KD("amp", K_DOUBLE, ic_opts.amp, "wave amplitude"),
     KD("ic_mode", K_INT, ic_opts.mode, "wave periods across the box"),
     KD("lnrho_bg", K_DOUBLE, ic_opts.lnrho_bg, "background ln rho"),
     KD("ss_bg", K_DOUBLE, ic_opts.ss_bg, "background entropy"),
-    KD("dt", K_DOUBLE, dt, "fixed time step (0: CFL-limited)"), KD("cdt", K_DOUBLE, cdt, "advective Courant factor"),
-    KD("cdtv", K_DOUBLE, cdtv, "diffusive Courant factor"), KD("steps", K_INT, steps, "time steps"),
+    KD("dt", K_DOUBLE, dt, "fixed time step (0: CFL-limited)"),
+    KD("cdt", K_DOUBLE, cdt, "advective Courant factor"),
+    KD("cdtv", K_DOUBLE, cdtv, "diffusive Courant factor"),
+    KD("steps", K_INT, steps, "time steps"),
     KD("every", K_INT, every, "progress line every N steps (0: none)"),
     KD("vtk_every", K_INT, vtk_every, "VTK snapshot every N steps (0: none)"),
-    KD("out", K_STR, out, "output directory"), KD("tiles", K_INT, tiles, "tiles per rank"),
-    KD("mode", K_STR, mode, "overlap or bulk"), KD("device", K_STR, device, "cpu, cuda or auto"),
+    KD("out", K_STR, out, "output directory"),
+    KD("tiles", K_INT, tiles, "tiles per rank"),
+    KD("mode", K_STR, mode, "overlap or bulk"),
+    KD("device", K_STR, device, "cpu, cuda or auto"),
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -124,11 +139,13 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
   snprintf(v, sizeof v, "%s", value);
   char *hash = strchr(v, '#');
   if (hash) *hash = 0;
-  for (size_t n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--) v[n - 1] = 0;
+  for (size_t n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
+    v[n - 1] = 0;
   char err[512];
   int ok = 1;
   if (*section) {
-    snprintf(err, sizeof err, "section [%s]: sections are not used; write key = value lines", section);
+    snprintf(err, sizeof err, "section [%s]: sections are not used; write key = value lines",
+             section);
     ok = 0;
   } else {
     ok = parse_key(c->o, name, v, err, sizeof err);
@@ -145,7 +162,8 @@ static void usage(FILE *to) {
               "  --tiles T --procs PX,PY,PZ --mode overlap|bulk --device cpu|cuda|auto\n"
               "  --dump FILE      final state, raw float64, 8 components one after the other\n"
               "  --trace DIR      StarPU FxT trace merged into DIR\nkeys:\n");
-  for (size_t i = 0; i < NKEYS; i++) fprintf(to, "  %-10s %s\n", keys[i].key, keys[i].help);
+  for (size_t i = 0; i < NKEYS; i++)
+    fprintf(to, "  %-10s %s\n", keys[i].key, keys[i].help);
 }
 
 static void defaults(mhd_opts *o) {
@@ -175,10 +193,10 @@ static void defaults(mhd_opts *o) {
 static int parse_args(int argc, char **argv, mhd_opts *o) {
   defaults(o);
   static const struct option lo[] = {
-      {"config", 1, 0, 'c'}, {"set", 1, 0, 'S'},  {"grid", 1, 0, 'g'},     {"steps", 1, 0, 's'},
-      {"every", 1, 0, 'e'},  {"vtk-every", 1, 0, 'v'}, {"out", 1, 0, 'o'}, {"dt", 1, 0, 't'},
-      {"tiles", 1, 0, 'T'},  {"procs", 1, 0, 'p'}, {"mode", 1, 0, 'm'},    {"device", 1, 0, 'd'},
-      {"dump", 1, 0, 'D'},   {"trace", 1, 0, 'R'}, {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
+      {"config", 1, 0, 'c'}, {"set", 1, 0, 'S'},       {"grid", 1, 0, 'g'}, {"steps", 1, 0, 's'},
+      {"every", 1, 0, 'e'},  {"vtk-every", 1, 0, 'v'}, {"out", 1, 0, 'o'},  {"dt", 1, 0, 't'},
+      {"tiles", 1, 0, 'T'},  {"procs", 1, 0, 'p'},     {"mode", 1, 0, 'm'}, {"device", 1, 0, 'd'},
+      {"dump", 1, 0, 'D'},   {"trace", 1, 0, 'R'},     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -187,9 +205,11 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
     case 'c': {
       file_ctx fc = {o, ""};
       const int r = ini_parse(optarg, on_ini_key, &fc);
-      if (r < 0) fprintf(stderr, PROG ": cannot read config file '%s'\n", optarg);
+      if (r < 0)
+        fprintf(stderr, PROG ": cannot read config file '%s'\n", optarg);
       else if (r > 0)
-        fprintf(stderr, PROG ": %s:%d: %s\n", optarg, r, fc.err[0] ? fc.err : "syntax error (expected key = value)");
+        fprintf(stderr, PROG ": %s:%d: %s\n", optarg, r,
+                fc.err[0] ? fc.err : "syntax error (expected key = value)");
       ok = r == 0;
       break;
     }
@@ -203,20 +223,48 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
       ok = set_key(o, optarg, eq + 1, "--set");
       break;
     }
-    case 'g': ok = !tess_cli_ints(PROG, "--grid", optarg, o->n, 3); break;
-    case 's': ok = set_key(o, "steps", optarg, "--steps"); break;
-    case 'e': ok = set_key(o, "every", optarg, "--every"); break;
-    case 'v': ok = set_key(o, "vtk_every", optarg, "--vtk-every"); break;
-    case 'o': ok = set_key(o, "out", optarg, "--out"); break;
-    case 't': ok = set_key(o, "dt", optarg, "--dt"); break;
-    case 'T': ok = set_key(o, "tiles", optarg, "--tiles"); break;
-    case 'p': ok = !tess_cli_ints(PROG, "--procs", optarg, o->procs, 3); break;
-    case 'm': ok = set_key(o, "mode", optarg, "--mode"); break;
-    case 'd': ok = set_key(o, "device", optarg, "--device"); break;
-    case 'D': snprintf(o->dump, sizeof o->dump, "%s", optarg); break;
-    case 'R': snprintf(o->trace, sizeof o->trace, "%s", optarg); break;
-    case 'h': usage(stdout); return 1;
-    default: fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", argv[optind - 1]); return -1;
+    case 'g':
+      ok = !tess_cli_ints(PROG, "--grid", optarg, o->n, 3);
+      break;
+    case 's':
+      ok = set_key(o, "steps", optarg, "--steps");
+      break;
+    case 'e':
+      ok = set_key(o, "every", optarg, "--every");
+      break;
+    case 'v':
+      ok = set_key(o, "vtk_every", optarg, "--vtk-every");
+      break;
+    case 'o':
+      ok = set_key(o, "out", optarg, "--out");
+      break;
+    case 't':
+      ok = set_key(o, "dt", optarg, "--dt");
+      break;
+    case 'T':
+      ok = set_key(o, "tiles", optarg, "--tiles");
+      break;
+    case 'p':
+      ok = !tess_cli_ints(PROG, "--procs", optarg, o->procs, 3);
+      break;
+    case 'm':
+      ok = set_key(o, "mode", optarg, "--mode");
+      break;
+    case 'd':
+      ok = set_key(o, "device", optarg, "--device");
+      break;
+    case 'D':
+      snprintf(o->dump, sizeof o->dump, "%s", optarg);
+      break;
+    case 'R':
+      snprintf(o->trace, sizeof o->trace, "%s", optarg);
+      break;
+    case 'h':
+      usage(stdout);
+      return 1;
+    default:
+      fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", argv[optind - 1]);
+      return -1;
     }
     if (!ok) return -1;
   }
@@ -234,7 +282,8 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
     REQUIRE(o->n[i] >= 1, "grid extent %d is invalid (allowed: >= 1)", o->n[i]);
     REQUIRE(o->h[i] > 0, "grid spacing %g is invalid (allowed: > 0)", o->h[i]);
   }
-  REQUIRE(o->steps >= 0 && o->every >= 0 && o->vtk_every >= 0, "steps, every and vtk_every must be >= 0");
+  REQUIRE(o->steps >= 0 && o->every >= 0 && o->vtk_every >= 0,
+          "steps, every and vtk_every must be >= 0");
   REQUIRE(o->dt >= 0, "dt = %g is invalid (allowed: > 0, or 0 for the CFL limit)", o->dt);
   REQUIRE(o->cdt > 0 && o->cdtv > 0, "cdt = %g and cdtv = %g must be > 0", o->cdt, o->cdtv);
   return 0;
@@ -255,13 +304,15 @@ static size_t wrap(const int n[3], long x, long y, long z) {
 }
 
 /* 6th-order central first derivative of a periodic gathered field along axis a at (x,y,z). */
-static double deriv(const double *f, const int n[3], const double h[3], int a, long x, long y, long z) {
+static double deriv(const double *f, const int n[3], const double h[3], int a, long x, long y,
+                    long z) {
   if (n[a] == 1) return 0;
   static const double c[3] = {3.0 / 4, -3.0 / 20, 1.0 / 60};
   double s = 0;
   for (int k = 1; k <= 3; k++) {
     const long d[3] = {a == 0 ? k : 0, a == 1 ? k : 0, a == 2 ? k : 0};
-    s += c[k - 1] * (f[wrap(n, x + d[0], y + d[1], z + d[2])] - f[wrap(n, x - d[0], y - d[1], z - d[2])]);
+    s += c[k - 1] *
+         (f[wrap(n, x + d[0], y + d[1], z + d[2])] - f[wrap(n, x - d[0], y - d[1], z - d[2])]);
   }
   return s / h[a];
 }
@@ -284,7 +335,8 @@ static mhd_diag diagnose(const mhd_opts *o, double *const f[TESS_MHD_NC]) {
   }
   /* B = curl A + B_ext on the grid, then its divergence with the same operator */
   double *B[3];
-  for (int a = 0; a < 3; a++) B[a] = malloc(cells * sizeof(double));
+  for (int a = 0; a < 3; a++)
+    B[a] = malloc(cells * sizeof(double));
   d.mass = d.ekin = d.emag = d.max_divb = 0;
   for (long z = 0; z < o->n[2]; z++)
     for (long y = 0; y < o->n[1]; y++)
@@ -309,11 +361,13 @@ static mhd_diag diagnose(const mhd_opts *o, double *const f[TESS_MHD_NC]) {
   for (long z = 0; z < o->n[2]; z++)
     for (long y = 0; y < o->n[1]; y++)
       for (long x = 0; x < o->n[0]; x++) {
-        const double div = deriv(B[0], o->n, o->h, 0, x, y, z) + deriv(B[1], o->n, o->h, 1, x, y, z) +
+        const double div = deriv(B[0], o->n, o->h, 0, x, y, z) +
+                           deriv(B[1], o->n, o->h, 1, x, y, z) +
                            deriv(B[2], o->n, o->h, 2, x, y, z);
         d.max_divb = fmax(d.max_divb, fabs(div));
       }
-  for (int a = 0; a < 3; a++) free(B[a]);
+  for (int a = 0; a < 3; a++)
+    free(B[a]);
   d.max_speed = tess_mhd_max_signal_speed(o->n, o->h, &o->p, (const double *const *)f, &d.min_rho);
   return d;
 }
@@ -323,7 +377,8 @@ static int write_snapshot(const mhd_opts *o, double *const f[TESS_MHD_NC], long 
   snprintf(path, sizeof path, "%s/mhd_%08ld.vtk", o->out, step);
   snprintf(title, sizeof title, "Tessera MHD step %ld time %.9g", step, t);
   const char *names[TESS_MHD_NC];
-  for (int c = 0; c < TESS_MHD_NC; c++) names[c] = tess_mhd_var_name(c);
+  for (int c = 0; c < TESS_MHD_NC; c++)
+    names[c] = tess_mhd_var_name(c);
   return tess_vtk_write(path, title, o->n[0], o->n[1], o->n[2], o->h, TESS_MHD_NC, names,
                         (const double *const *)f);
 }
@@ -335,7 +390,8 @@ static int run(mhd_opts *o) {
   if (tess_mode_parse(o->mode, &mode) || tess_device_parse(o->device, &dev) ||
       tess_mhd_ic_parse(o->ic, &ick))
     return 1;
-  const int root = tess_rank() == 0, diag = o->every > 0 || o->vtk_every > 0 || o->dt == 0 || o->dump[0];
+  const int root = tess_rank() == 0,
+            diag = o->every > 0 || o->vtk_every > 0 || o->dt == 0 || o->dump[0];
   int ok = 1;
   if (root && o->vtk_every > 0) ok = tess_cli_output_dir(PROG, o->out) == 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -370,8 +426,7 @@ static int run(mhd_opts *o) {
   if (root)
     printf("MHD: ic %s, nu %g zeta %g eta %g mu0 %g cs0 %g gamma %g K %g, B_ext (%g,%g,%g), %s\n",
            o->ic, o->p.nu, o->p.zeta, o->p.eta, o->p.mu0, o->p.cs0, o->p.gamma, o->p.K,
-           o->p.B_ext[0], o->p.B_ext[1], o->p.B_ext[2],
-           o->dt > 0 ? "fixed dt" : "CFL-limited dt");
+           o->p.B_ext[0], o->p.B_ext[1], o->p.B_ext[2], o->dt > 0 ? "fixed dt" : "CFL-limited dt");
 
   double wall = 0, dt = o->dt;
   for (int s = 0;;) {
@@ -379,12 +434,14 @@ static int run(mhd_opts *o) {
     const int vtk = o->vtk_every > 0 && s % o->vtk_every == 0;
     const int need = line || vtk || (o->dt == 0 && s < o->steps) || (s == o->steps && o->dump[0]);
     if (need)
-      for (int c = 0; c < TESS_MHD_NC; c++) CALL(tess_sim_gather(sim, state, c, f[c]));
+      for (int c = 0; c < TESS_MHD_NC; c++)
+        CALL(tess_sim_gather(sim, state, c, f[c]));
     int finite = 1;
     if (root && need) {
       const mhd_diag d = diagnose(o, f);
       finite = isfinite(d.mass) && isfinite(d.max_speed);
-      if (o->dt == 0) dt = tess_mhd_dt_limit(&o->p, o->n, o->h, d.max_speed, d.min_rho, o->cdt, o->cdtv);
+      if (o->dt == 0)
+        dt = tess_mhd_dt_limit(&o->p, o->n, o->h, d.max_speed, d.min_rho, o->cdt, o->cdtv);
       if (line) {
         const double rate = wall > 0 ? s / wall : 0;
         printf("step %6d t %.6e dt %.3e  mass %.12e  Ekin %.6e  Emag %.6e  max|divB| %.2e  "
@@ -392,7 +449,8 @@ static int run(mhd_opts *o) {
                s, tess_sim_time(sim), dt, d.mass, d.ekin, d.emag, d.max_divb, rate,
                rate > 0 ? (o->steps - s) / rate : 0);
         for (int c = 0; c < TESS_MHD_NC; c++)
-          printf("    %-6s min %+.6e max %+.6e rms %.6e\n", tess_mhd_var_name(c), d.min[c], d.max[c], d.rms[c]);
+          printf("    %-6s min %+.6e max %+.6e rms %.6e\n", tess_mhd_var_name(c), d.min[c],
+                 d.max[c], d.rms[c]);
       }
       if (!finite)
         fprintf(stderr, PROG ": the state is no longer finite at step %d (time %g, dt %g)\n", s,
@@ -423,14 +481,16 @@ static int run(mhd_opts *o) {
     snprintf(tmp, sizeof tmp, "%s", o->dump);
     double *all = malloc(cells * TESS_MHD_NC * sizeof(double));
     if (!all) goto done;
-    for (int c = 0; c < TESS_MHD_NC; c++) memcpy(all + c * cells, f[c], cells * sizeof(double));
+    for (int c = 0; c < TESS_MHD_NC; c++)
+      memcpy(all + c * cells, f[c], cells * sizeof(double));
     const int w = tess_cli_write_raw(PROG, tmp, all, cells * TESS_MHD_NC);
     free(all);
     if (w) goto done;
   }
   err = 0;
 done:
-  for (int c = 0; c < TESS_MHD_NC; c++) free(f[c]);
+  for (int c = 0; c < TESS_MHD_NC; c++)
+    free(f[c]);
   if (!err) tess_sim_destroy(&sim);
   return err;
 }
