@@ -1,8 +1,9 @@
-/* names.c — task names for traces: "<kind> t<tile> <direction> s<stage>", e.g.
- * "outer t3 +x-y s0", "pack t0 -z s2", "inner t1 0 s1". StarPU keeps a pointer to a task's
+/* names.c — task names for traces: "<kind>_t<tile>_<direction>_s<stage>", e.g.
+ * "outer_t3_+x-y_s0", "pack_t0_-z_s2", "inner_t1_0_s1". StarPU keeps a pointer to a task's
  * name (and FxT records it when the task runs), so names are interned here, one string per
- * (kind, tile, direction, stage), and freed with the simulation. Kept short: FxT truncates
- * long strings. Each kind also has a colour, used by ViTE and the DAG. */
+ * (kind, tile, direction, stage), and freed with the simulation. Kept short (FxT truncates
+ * long strings) and without spaces (StarPU writes them unquoted into paje.trace, and ViTE
+ * splits on spaces). Each kind also has a colour, which ViTE shows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ const char *tess_task_name(tess_sim_t sim, tess_task_kind kind, int tile, int di
   if (t->slot[j].key) return t->slot[j].name;
   char d[8], buf[64];
   dir_text(dir, d);
-  snprintf(buf, sizeof buf, "%s t%d %s s%d", tess_task_kind_name(kind), tile, d, stage);
+  snprintf(buf, sizeof buf, "%s_t%d_%s_s%d", tess_task_kind_name(kind), tile, d, stage);
   char *name = strdup(buf);
   if (!name) return tess_task_kind_name(kind);
   t->slot[j] = (struct entry){key, name};
