@@ -164,8 +164,13 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
              r);
   /* TESS_PROFILE=1: StarPU's per-worker and bus summaries at finalize (where time goes). */
   if (getenv("TESS_PROFILE")) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-  tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers",
-           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count());
+  int devs[STARPU_NMAXWORKERS];
+  const int ndev = tess_cuda_devids(devs);
+  char list[128] = "";
+  for (int i = 0; i < ndev && strlen(list) < sizeof list - 8; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", devs[i]);
+  tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers (CUDA devices: %s)",
+           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(), ndev ? list : "none");
   return TESS_OK;
 }
 

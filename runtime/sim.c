@@ -333,6 +333,12 @@ tess_err tess_sim_setup(tess_sim_t sim) {
       t->origin[i] = (long)t->gcoord[i] * sim->tn[i];
   }
   TESS_CALL(place_tiles(sim));
+  for (int i = 0; sim->tile[0].cuda && i < sim->nops; i++) {
+    const tess_kernel *k = sim->op[i]->kind == TESS_OP_STAGE ? sim->op[i]->stage.kernel : NULL;
+    TESS_CHECK(!k || k->cuda, TESS_ERR_ARG,
+               "kernel '%s' has no CUDA version, but the tiles are on GPUs (use device 'cpu')",
+               k->name);
+  }
   for (int l = 0; l < sim->ntiles; l++)
     for (int f = 0; f < sim->nfields; f++)
       TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));

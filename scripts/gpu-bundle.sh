@@ -8,5 +8,5 @@ scripts/build.sh build-gpu
 prefix=$(cat build-gpu/starpu-prefix)
 rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build
 # Only what runs: binaries, not object files.
-(cd build-gpu && find apps tests bench -maxdepth 2 -type f -executable -print0 | cpio -0pdm /tmp/tess-bundle-build/build 2>/dev/null)
+(cd build-gpu && find apps tests bench topology -maxdepth 2 -type f -executable -print0 | cpio -0pdm /tmp/tess-bundle-build/build 2>/dev/null)
 ../shared/gpu-host/make-bundle.sh .gpu-bundle "$prefix" /tmp/tess-bundle-build/build

@@ -38,6 +38,35 @@ if [ "$what" = ch ] || [ "$what" = all ]; then
 fi
 [ "$what" = ch ] && exit 0
 
+mhd=$B/apps/mhd/tess-mhd mhdref=$B/tests/test_mhd_reference
+if [ "$what" = mhd ]; then
+  log "MHD CUDA vs the serial CPU model, one RK3 step, random IC (ulps)"
+  STARPU_NCUDA=1 t $mhdref --device cuda --grid 32,32,32 --tiles 2 | tail -3
+  STARPU_NCUDA=1 $mhdref --device cuda --grid 32,32,32 --tiles 2 2>&1 | tail -12 >> "$out/summary.txt"
+  for n in 128 256 512; do
+    steps=$(( n > 256 ? 30 : 100 ))
+    log "MHD ${n}^3 random IC, dt 2^-23, 1 GPU"
+    STARPU_NCUDA=1 t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --steps $steps
+  done
+  if [ "$ngpu" -ge 2 ]; then for mode in overlap bulk; do
+    log "MHD 512^3, 1 rank x 2 GPUs, $mode"
+    t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
+    log "MHD 512^3, 2 ranks (hwloc: one per GPU), $mode"
+    t mpirun -np 2 $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
+  done; fi
+  exit 0
+fi
+if [ "$what" = topo ]; then
+  $B/topology/tessera-topo --ranks "$ngpu" | tee -a "$out/summary.txt"
+  $B/topology/tessera-topo --ranks "$ngpu" --json > "$out/topo.json"
+  nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv -lms 300 > "$out/smi.csv" 2>&1 &
+  smi=$!
+  TESS_LOG=info mpirun -np "$ngpu" $ch --device cuda --grid 256,256,256 --variant fused --steps 300 --every 300 2>&1 |
+    grep -E "node-local|StarPU started|rank  |^ +[0-9]+ |time per" | tee -a "$out/summary.txt"
+  kill $smi; sort -u "$out/smi.csv" | tee -a "$out/summary.txt"
+  exit 0
+fi
+
 log "CPU vs CUDA, heat 3D order 6, 64^3, 20 steps"
 STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 20 --dump /tmp/cpu.bin
 STARPU_NCUDA=1 t $heat --device cuda --grid 64,64,64 --order 6 --steps 20 --dump /tmp/gpu1.bin

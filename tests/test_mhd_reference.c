@@ -45,6 +45,7 @@ typedef struct {
   unsigned long seed;
   tess_mhd_ic_kind wave_kind;
   tess_mode mode;
+  tess_device device;
 } opts;
 
 static int parse_list(const char *s, double *v, int n) {
@@ -70,6 +71,8 @@ static int parse(int argc, char **argv, opts *o) {
         (!strcmp(k, "--grid") ? o->n : o->procs)[a] = (int)d[a];
     } else if (!strcmp(k, "--bext")) {
       bad = parse_list(v, o->bext, 3);
+    } else if (!strcmp(k, "--device")) {
+      bad = !v || tess_device_parse(v, &o->device);
     } else if (!strcmp(k, "--mode")) {
       bad = tess_mode_parse(v, &o->mode) != TESS_OK;
     } else if (!strcmp(k, "--wave")) {
@@ -239,7 +242,11 @@ static int compare_wave(const opts *o, const tess_mhd_ic *ic0, double t,
 }
 
 int main(int argc, char **argv) {
-  if (tess_init(&argc, &argv, NULL)) return 1;
+  /* --device must be known before StarPU starts its workers */
+  tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--device") && tess_device_parse(argv[i + 1], &io.device)) return 2;
+  if (tess_init(&argc, &argv, &io)) return 1;
   opts o = {.n = {24, 24, 24},
             .tiles = 2,
             .procs = {0, 0, 0},
@@ -290,7 +297,7 @@ int main(int argc, char **argv) {
   tess_sim_t sim = NULL;
   int state, state_out, fail = 0;
   tess_err e = tess_sim_create(MPI_COMM_WORLD, o.n, &sim);
-  if (!e) e = tess_sim_set_device(sim, TESS_DEVICE_CPU);
+  if (!e) e = tess_sim_set_device(sim, o.device);
   if (!e) e = tess_sim_set_mode(sim, o.mode);
   if (!e) e = tess_sim_set_tiles(sim, o.tiles);
   if (!e && (o.procs[0] || o.procs[1] || o.procs[2])) e = tess_sim_set_procs(sim, o.procs);
