@@ -1,0 +1,688 @@
+/* mhd_kernel_bench — checks codelets/mhd_cuda.cu against the CPU reference (codelets/mhd.c) in
+ * ULPs and times it. No StarPU: the kernel file is included here with its error macro replaced,
+ * and with every variant compiled (TESS_MHD_CUDA_ALL_VARIANTS: the 16x16 tile, the
+ * FMA-contracted arithmetic), so one binary compares them.
+ *
+ *   usage: mhd_kernel_bench [--emulate] [--quick] [--sizes 128,256,512] [--reps N] [--no-thin]
+ *                           [--sanitize] [--profile N]
+ *     --emulate   CPU only: runs the tiled and generic kernels' own code on the host (one
+ *                 "thread" after another, barriers in between) against tess_mhd_rk3_cpu.
+ *                 Checks indexing, plane ring and arithmetic without a GPU.
+ *     --quick     smaller correctness cases
+ *     --sanitize  only a few small launches (for compute-sanitizer)
+ *     --profile N only 3 steps of the production kernel at N^3 (for ncu)
+ *
+ * ULPs as digest eq. 16: |m - c| / 2^(floor(log2 |m|) - 52) per cell, m the CPU value, the
+ * minimum normal for m = 0; "normwise": max |m - c| in ULPs of max |m|. Also checked: every
+ * element outside the region left untouched. Timing: the full RK3 step (3 launches, in/out
+ * swapped), CUDA events, median of --reps after 2 warm-up steps, inner box = whole interior;
+ * the floor is 576 B/cell/step (8 fields read through the stencil + 8 read at the cell + 8
+ * written, x 3 substeps, 8 B each) over the device-to-device copy bandwidth measured here.
+ */
+#define TESS_MHD_CUDA_NO_STARPU    1
+#define TESS_MHD_CUDA_ALL_VARIANTS 1
+#include "mhd_cuda.cu"
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace G = tess_mhd_gpu;
+
+#define CHECK(x)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "mhd_kernel_bench:%d: %s: %s\n", __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+static const unsigned long long host_tab[256] = TMG_EXP_TAB;
+
+static const char *kind_name(int kind, bool fma) {
+  static char buf[64];
+  const char *k = kind == G::KIND_AUTO      ? "auto"
+                  : kind == G::KIND_TILED   ? "tiled32x8"
+                  : kind == G::KIND_TILED16 ? "tiled16x16"
+                                            : "generic";
+  std::snprintf(buf, sizeof buf, "%s%s", k, fma ? "+fma" : "");
+  return buf;
+}
+
+/* ---- data ------------------------------------------------------------------------------ */
+
+static uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static void fill_random(std::vector<double> &v, uint64_t seed) {
+  for (size_t i = 0; i < v.size(); i++)
+    v[i] = (double)(splitmix(i ^ (seed * 0x632be59bd9b4e019ull)) >> 11) * 0x1p-53;
+}
+
+__global__ void fill_random_kernel(double *v, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t x = i ^ (seed * 0x632be59bd9b4e019ull);
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    v[i] = (double)(x >> 11) * 0x1p-53;
+  }
+}
+
+struct tile {
+  int dim[3], lo[3], hi[3];
+  size_t elems;
+};
+
+static tile make_tile(int nx, int ny, int nz, bool twod = false) {
+  tile t;
+  const int n[3] = {nx, ny, nz};
+  for (int a = 0; a < 3; a++) {
+    const int g = (twod && a == 2) ? 0 : 3;
+    t.dim[a] = n[a] + 2 * g;
+    t.lo[a] = g;
+    t.hi[a] = g + n[a];
+  }
+  t.elems = (size_t)t.dim[0] * t.dim[1] * t.dim[2] * TESS_MHD_NC;
+  return t;
+}
+
+static tess_region make_region(const tile &t, const int lo[3], const int hi[3], const double h[3],
+                               const tess_mhd_params *p, const double *in, double *out) {
+  tess_region r;
+  std::memset(&r, 0, sizeof r);
+  for (int a = 0; a < 3; a++) {
+    r.lo[a] = lo[a];
+    r.hi[a] = hi[a];
+    r.dim[a] = t.dim[a];
+    r.ghost[a] = t.lo[a];
+    r.origin[a] = -t.lo[a];
+    r.global[a] = t.hi[a] - t.lo[a];
+    r.h[a] = h[a];
+  }
+  r.nin = r.nout = 1;
+  r.in_nc[0] = r.out_nc[0] = TESS_MHD_NC;
+  r.in[0] = in;
+  r.out[0] = out;
+  r.params = p;
+  r.dt = 0x1p-23;
+  return r;
+}
+
+/* ---- comparison -------------------------------------------------------------------------- */
+
+static double ulp_of(double m) {
+  if (m == 0.0) return DBL_MIN;
+  int e;
+  std::frexp(std::fabs(m), &e);
+  return std::ldexp(1.0, e - 1 - 52);
+}
+
+struct ulp_stats {
+  double max = 0, m_at = 0, c_at = 0, normwise = 0;
+  long long cells = 0, over0 = 0, over2 = 0, outside_changed = 0;
+  int at[4] = {0, 0, 0, 0};
+};
+
+static ulp_stats compare(const tile &t, const int lo[3], const int hi[3], const double *ref,
+                         const double *got) {
+  ulp_stats s;
+  double absmax = 0, mmax = 0;
+  const int X = t.dim[0], Y = t.dim[1];
+  for (int z = 0; z < t.dim[2]; z++)
+    for (int y = 0; y < Y; y++)
+      for (int c = 0; c < TESS_MHD_NC; c++)
+        for (int x = 0; x < X; x++) {
+          const size_t i = TESS_IDX(X, Y, TESS_MHD_NC, c, x, y, z);
+          const bool inside =
+              x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
+          if (!inside) {
+            if (std::memcmp(&ref[i], &got[i], sizeof(double)) != 0) s.outside_changed++;
+            continue;
+          }
+          const double m = ref[i], v = got[i];
+          double e = std::fabs(m - v) / ulp_of(m);
+          if (std::isnan(e)) e = INFINITY;
+          s.cells++;
+          if (e > 0) s.over0++;
+          if (e > 2) s.over2++;
+          if (e > s.max || (s.cells == 1 && e >= s.max)) {
+            s.max = e;
+            s.m_at = m;
+            s.c_at = v;
+            s.at[0] = c;
+            s.at[1] = x;
+            s.at[2] = y;
+            s.at[3] = z;
+          }
+          absmax = std::max(absmax, std::isnan(v) ? INFINITY : std::fabs(m - v));
+          mmax = std::max(mmax, std::fabs(m));
+        }
+  s.normwise = absmax / ulp_of(mmax);
+  return s;
+}
+
+static int g_failures = 0;
+
+/* judged: the exact variants; the +fma ones are reported, with only "outside" judged. */
+static void report(const char *what, const char *kernel, int k, const ulp_stats &s,
+                   bool judged = true) {
+  const bool pass = (s.max <= 2.0 || !judged) && s.outside_changed == 0;
+  if (!pass) g_failures++;
+  std::printf("  %-34s %-16s k=%d  max %-9.3g >0: %-7lld >2: %-6lld of %-8lld normwise %-8.3g "
+              "outside %-4s %s",
+              what, kernel, k, s.max, s.over0, s.over2, s.cells, s.normwise,
+              s.outside_changed ? "BAD" : "ok",
+              !pass    ? "FAIL"
+              : judged ? "PASS"
+                       : "info");
+  if (s.max > 0)
+    std::printf("  (worst: comp %d at %d,%d,%d: cpu %.17g gpu %.17g)", s.at[0], s.at[1], s.at[2],
+                s.at[3], s.m_at, s.c_at);
+  std::printf("\n");
+}
+
+/* ---- running a kernel: CPU reference, host emulation, GPU --------------------------------- */
+
+template <int TX, int TY> static void emulate_tiled(G::kparams p) {
+  typedef G::tile_geom<TX, TY> T;
+  G::plan_tiles<TX, TY>(p, 132);
+  std::vector<double> sm(T::TOTAL);
+  const int items = G::tiles_total(p);
+  std::vector<G::tile_state> st(T::NT);
+  for (int b = 0; b < items; b++) {
+    std::fill(sm.begin(), sm.end(), NAN); /* reading a plane that never arrived shows */
+    std::memcpy(sm.data(), host_tab, sizeof host_tab);
+    const G::tile_item it = G::tile_of<TX, TY>(p, b);
+    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+      for (int tid = 0; tid < T::NT; tid++)
+        G::issue_ring<TX, TY>(p, sm.data(), it, z, tid / 32, tid % 32);
+    for (int tid = 0; tid < T::NT; tid++)
+      G::issue_centre<TX, TY>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
+    for (int tid = 0; tid < T::NT; tid++)
+      G::tile_prologue<TX, TY>(p, it, tid, st[tid]);
+    for (int zc = it.z0; zc < it.z1; zc++) {
+      if (zc + 1 < it.z1)
+        for (int tid = 0; tid < T::NT; tid++) {
+          G::issue_ring<TX, TY>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
+          G::issue_centre<TX, TY>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
+        }
+      for (int tid = 0; tid < T::NT; tid++)
+        G::tile_compute<TX, TY, true>(p, sm.data(),
+                                      reinterpret_cast<const unsigned long long *>(sm.data()), it,
+                                      zc, tid, st[tid]);
+    }
+  }
+}
+
+static void emulate(const tess_region *r, int kind) {
+  G::kparams p;
+  if (!G::make_kparams(r, p)) return;
+  if (kind == G::KIND_AUTO) kind = G::auto_kind(p);
+  if (!(p.act[0] && p.act[1] && p.act[2])) kind = G::KIND_GENERIC;
+  if (kind == G::KIND_TILED)
+    emulate_tiled<32, 8>(p);
+  else if (kind == G::KIND_TILED16)
+    emulate_tiled<16, 16>(p);
+  else
+    for (int z = p.lo[2]; z < p.hi[2]; z++)
+      for (int y = p.lo[1]; y < p.hi[1]; y++)
+        for (int x = p.lo[0]; x < p.hi[0]; x++)
+          G::generic_cell<true>(p, host_tab, x, y, z);
+}
+
+struct dev_buffers {
+  double *in = nullptr, *out = nullptr;
+  size_t cap = 0;
+  void ensure(size_t elems) {
+    if (elems <= cap) return;
+    if (in) CHECK(cudaFree(in));
+    if (out) CHECK(cudaFree(out));
+    CHECK(cudaMalloc(&in, elems * sizeof(double)));
+    CHECK(cudaMalloc(&out, elems * sizeof(double)));
+    cap = elems;
+  }
+};
+static dev_buffers g_dev;
+static bool g_emulate = false;
+
+/* One substep of `kind` on copies of in/out; returns the output array. */
+static std::vector<double> run_kernel(const tile &t, const int lo[3], const int hi[3],
+                                      const double h[3], const tess_mhd_params *p,
+                                      const std::vector<double> &in,
+                                      const std::vector<double> &out0, int kind, bool fma) {
+  std::vector<double> out = out0;
+  if (kind < 0) { /* the CPU reference */
+    tess_region r = make_region(t, lo, hi, h, p, in.data(), out.data());
+    tess_mhd_rk3_cpu(&r);
+  } else if (g_emulate) {
+    tess_region r = make_region(t, lo, hi, h, p, in.data(), out.data());
+    emulate(&r, kind);
+  } else {
+    g_dev.ensure(t.elems);
+    CHECK(cudaMemcpy(g_dev.in, in.data(), t.elems * 8, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(g_dev.out, out.data(), t.elems * 8, cudaMemcpyHostToDevice));
+    tess_region r = make_region(t, lo, hi, h, p, g_dev.in, g_dev.out);
+    G::launch(&r, nullptr, kind, fma);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out.data(), g_dev.out, t.elems * 8, cudaMemcpyDeviceToHost));
+  }
+  return out;
+}
+
+struct variant {
+  int kind;
+  bool fma;
+};
+
+/* Substeps `ks` of one box: CPU reference vs each variant. */
+static void check_box(const char *what, const tile &t, const int lo[3], const int hi[3],
+                      const double h[3], tess_mhd_params p, const std::vector<variant> &vs,
+                      const std::vector<int> &ks, uint64_t seed) {
+  std::vector<double> in(t.elems), out(t.elems);
+  fill_random(in, seed);
+  fill_random(out, seed + 1000);
+  /* NaN wherever the region's stencil cannot reach: a kernel that reads there for a cell of
+   * the region shows NaN there. */
+  for (int z = 0; z < t.dim[2]; z++)
+    for (int y = 0; y < t.dim[1]; y++)
+      for (int c = 0; c < TESS_MHD_NC; c++)
+        for (int x = 0; x < t.dim[0]; x++) {
+          const int q[3] = {x, y, z};
+          bool reach = true;
+          for (int a = 0; a < 3; a++) {
+            const int g = t.dim[a] > 1 ? 3 : 0;
+            reach = reach && q[a] >= lo[a] - g && q[a] < hi[a] + g;
+          }
+          if (!reach) in[TESS_IDX(t.dim[0], t.dim[1], TESS_MHD_NC, c, x, y, z)] = NAN;
+        }
+  for (int k : ks) {
+    p.substep = k;
+    const std::vector<double> ref = run_kernel(t, lo, hi, h, &p, in, out, -1, false);
+    for (const variant &v : vs) {
+      if (g_emulate && v.fma) continue;
+      const std::vector<double> got = run_kernel(t, lo, hi, h, &p, in, out, v.kind, v.fma);
+      report(what, kind_name(v.kind, v.fma), k, compare(t, lo, hi, ref.data(), got.data()), !v.fma);
+    }
+  }
+}
+
+/* A full step (3 substeps, in/out swapped in between) of the whole interior. */
+static void check_chain(const char *what, const tile &t, const double h[3], tess_mhd_params p,
+                        variant v, uint64_t seed) {
+  std::vector<double> a(t.elems), b(t.elems);
+  fill_random(a, seed);
+  fill_random(b, seed + 1000);
+  std::vector<double> ca = a, cb = b, ga = a, gb = b;
+  for (int k = 0; k < 3; k++) {
+    p.substep = k;
+    cb = run_kernel(t, t.lo, t.hi, h, &p, ca, cb, -1, false);
+    gb = run_kernel(t, t.lo, t.hi, h, &p, ga, gb, v.kind, v.fma);
+    std::swap(ca, cb);
+    std::swap(ga, gb);
+  }
+  report(what, kind_name(v.kind, v.fma), 9, compare(t, t.lo, t.hi, ca.data(), ga.data()));
+}
+
+static void validate(bool quick) {
+  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
+  tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
+  def.dt = 0x1p-23;
+  const variant prod = {G::KIND_AUTO, false};
+  const std::vector<variant> all = {{G::KIND_TILED, false},
+                                    {G::KIND_GENERIC, false},
+                                    {G::KIND_TILED16, false},
+                                    {G::KIND_TILED, true},
+                                    {G::KIND_GENERIC, true}};
+  const std::vector<variant> exact = {{G::KIND_AUTO, false},
+                                      {G::KIND_TILED, false},
+                                      {G::KIND_GENERIC, false},
+                                      {G::KIND_TILED16, false}};
+  std::printf("\n== correctness vs tess_mhd_rk3_cpu (k=9: full RK3 step, 3 substeps chained)\n");
+  const int n = quick ? 32 : 64;
+  const tile cube = make_tile(n, n, n);
+  char name[96];
+  std::snprintf(name, sizeof name, "%d^3 interior, default params", n);
+  check_box(name, cube, cube.lo, cube.hi, h, def, all, {0, 1, 2}, 1);
+  std::snprintf(name, sizeof name, "%d^3 interior, one RK3 step", n);
+  check_chain(name, cube, h, def, prod, 2);
+
+  /* boxes inside the cube: thin outer segments, odd sizes, a single cell */
+  const int e = cube.hi[0];
+  const int boxes[][6] = {{3, 6, 3, e, 3, e},
+                          {3, e, 3, 6, 3, e},
+                          {3, e, 3, e, 3, 6},
+                          {e - 3, e, 3, e, 3, e},
+                          {5, 42 % e, 4, 13, 7, 30 % e},
+                          {30 % e, 31 % e, 20, 21, 9, 10},
+                          {3, e, 10, 11, 3, e}};
+  const char *bnames[] = {"x-thin [3,6) x all x all", "y-thin",          "z-thin",
+                          "x-thin at the high end",   "odd box 37x9x23", "single cell",
+                          "one y row-plane"};
+  for (int i = 0; i < 7; i++) {
+    int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
+        hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
+    bool ok = true;
+    for (int a = 0; a < 3; a++)
+      ok = ok && hi[a] > lo[a] && lo[a] >= 3 && hi[a] <= e;
+    if (!ok) continue;
+    check_box(bnames[i], cube, lo, hi, h, def, exact, {1}, 10 + i);
+  }
+
+  /* partial tiles everywhere, anisotropic spacing, every optional term on */
+  tess_mhd_params odd = def;
+  odd.cp = 1.3;
+  odd.mu0 = 1.7;
+  odd.gamma = 1.4;
+  odd.heating = 0.05;
+  odd.B_ext[0] = 0.1;
+  odd.B_ext[1] = -0.2;
+  odd.B_ext[2] = 0.3;
+  odd.force_amp = 0.3;
+  odd.force_k = 2;
+  odd.K = 2e-3;
+  const tile ragged = make_tile(quick ? 37 : 61, quick ? 13 : 37, quick ? 11 : 45);
+  const double ha[3] = {0.05, 0.06, 0.07};
+  check_box("ragged 61x37x45, all terms, h aniso", ragged, ragged.lo, ragged.hi, ha, odd, exact,
+            {0, 1, 2}, 30);
+
+  /* 2D: z inactive (dim 1, no ghost) */
+  const tile flat = make_tile(quick ? 40 : 128, quick ? 24 : 64, 1, true);
+  check_box("2D 128x64", flat, flat.lo, flat.hi, h, def, {{G::KIND_AUTO, false}}, {0, 1, 2}, 40);
+  check_box("2D 128x64, all terms", flat, flat.lo, flat.hi, ha, odd, {{G::KIND_AUTO, false}}, {1},
+            41);
+}
+
+/* Small cases for compute-sanitizer (memcheck, racecheck): one launch each. */
+static void sanitize_cases() {
+  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
+  tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
+  def.dt = 0x1p-23;
+  const tile t = make_tile(40, 20, 12);
+  check_box("sanitize 40x20x12", t, t.lo, t.hi, h, def,
+            {{G::KIND_TILED, false}, {G::KIND_GENERIC, false}}, {1}, 50);
+  const int lo[3] = {3, 3, 3}, hi[3] = {6, t.hi[1], t.hi[2]};
+  check_box("sanitize x-thin", t, lo, hi, h, def, {{G::KIND_AUTO, false}}, {1}, 51);
+}
+
+/* One step of the production kernel at n^3 after two warm-up steps, for ncu
+ * (--launch-skip 6 --launch-count 1 picks substep 0 of the third step). */
+static void profile_case(int n) {
+  const tile t = make_tile(n, n, n);
+  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
+  tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
+  p.dt = 0x1p-23;
+  g_dev.ensure(t.elems);
+  fill_random_kernel<<<1024, 256>>>(g_dev.in, t.elems, 7);
+  fill_random_kernel<<<1024, 256>>>(g_dev.out, t.elems, 8);
+  CHECK(cudaDeviceSynchronize());
+  double *cur = g_dev.in, *prev = g_dev.out;
+  for (int s = 0; s < 3; s++)
+    for (int k = 0; k < 3; k++) {
+      p.substep = k;
+      tess_region r = make_region(t, t.lo, t.hi, h, &p, cur, prev);
+      G::launch(&r, nullptr, G::KIND_AUTO, false);
+      std::swap(cur, prev);
+    }
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaGetLastError());
+  std::printf("profile case %d^3 done\n", n);
+}
+
+/* ---- exp ----------------------------------------------------------------------------------- */
+
+__global__ void exp_kernel(const double *x, double *y, int n) {
+  __shared__ unsigned long long tab[256];
+  for (int i = threadIdx.x; i < 256; i += blockDim.x)
+    tab[i] = G::exp_tab_dev[i];
+  __syncthreads();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = G::tess_mhd_exp(x[i], tab);
+}
+
+static void check_exp(bool gpu) {
+  const int n = 4000000;
+  std::vector<double> x(n), y(n);
+  for (int i = 0; i < n; i++)
+    x[i] = -4.0 + 8.0 * (double)(splitmix(i) >> 11) * 0x1p-53;
+  long long host_bad = 0;
+  for (int i = 0; i < n; i++)
+    host_bad += G::tess_mhd_exp(x[i], host_tab) != std::exp(x[i]);
+  std::printf(
+      "exp: the kernel's exp (host build) vs this host's libm exp: %lld of %d differ%s\n", host_bad,
+      n, host_bad ? "  <-- this libm is not glibc >= 2.28 with FMA: expect a few ULP diffs" : "");
+  if (!gpu) return;
+  double *dx, *dy;
+  CHECK(cudaMalloc(&dx, n * 8));
+  CHECK(cudaMalloc(&dy, n * 8));
+  CHECK(cudaMemcpy(dx, x.data(), n * 8, cudaMemcpyHostToDevice));
+  exp_kernel<<<(n + 255) / 256, 256>>>(dx, dy, n);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(y.data(), dy, n * 8, cudaMemcpyDeviceToHost));
+  long long dev_bad = 0;
+  for (int i = 0; i < n; i++)
+    dev_bad += y[i] != std::exp(x[i]);
+  std::printf("exp: the kernel's exp on the GPU vs libm exp: %lld of %d differ\n", dev_bad, n);
+  CHECK(cudaFree(dx));
+  CHECK(cudaFree(dy));
+}
+
+/* ---- timing -------------------------------------------------------------------------------- */
+
+template <class F> static void median_ms(F f, int reps, double *med, double *lo) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 2; i++)
+    f();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int i = 0; i < reps; i++) {
+    CHECK(cudaEventRecord(a));
+    f();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CHECK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  *med = t[t.size() / 2];
+  *lo = t[0];
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+}
+
+static double copy_bandwidth() {
+  const size_t bytes = (size_t)1 << 30;
+  void *x, *y;
+  CHECK(cudaMalloc(&x, bytes));
+  CHECK(cudaMalloc(&y, bytes));
+  CHECK(cudaMemset(x, 1, bytes));
+  double med, lo;
+  median_ms([&] { CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice)); }, 20, &med, &lo);
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(y));
+  return 2.0 * (double)bytes / (med * 1e-3) / 1e9;
+}
+
+struct timing_row {
+  int n;
+  std::string kernel;
+  double ms, ms_min, floor_ms;
+};
+static std::vector<timing_row> g_rows;
+
+static void time_size(int n, double bw, int reps, bool thin) {
+  const tile t = make_tile(n, n, n);
+  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
+  tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
+  p.dt = 0x1p-23;
+  g_dev.ensure(t.elems);
+  fill_random_kernel<<<1024, 256>>>(g_dev.in, t.elems, 7);
+  fill_random_kernel<<<1024, 256>>>(g_dev.out, t.elems, 8);
+  CHECK(cudaDeviceSynchronize());
+  const double cells = (double)n * n * n, floor_ms = 576.0 * cells / (bw * 1e9) * 1e3;
+  const std::vector<variant> vs = {{G::KIND_AUTO, false},
+                                   {G::KIND_TILED16, false},
+                                   {G::KIND_TILED, true},
+                                   {G::KIND_GENERIC, false}};
+  for (const variant &v : vs) {
+    double *cur = g_dev.in, *prev = g_dev.out;
+    auto step = [&] {
+      for (int k = 0; k < 3; k++) {
+        p.substep = k;
+        tess_region r = make_region(t, t.lo, t.hi, h, &p, cur, prev);
+        G::launch(&r, nullptr, v.kind, v.fma);
+        std::swap(cur, prev);
+      }
+    };
+    double med, lo;
+    median_ms(step, reps, &med, &lo);
+    g_rows.push_back({n, kind_name(v.kind, v.fma), med, lo, floor_ms});
+    std::printf("  %4d^3 %-16s %9.3f ms/step (min %8.3f)  %7.3f ns/cell/step  %6.0f GB/s eff  "
+                "%5.2fx floor\n",
+                n, kind_name(v.kind, v.fma), med, lo, med * 1e6 / cells,
+                576.0 * cells / (med * 1e-3) / 1e9, med / floor_ms);
+    std::fflush(stdout);
+  }
+  if (!thin) return;
+  /* the outer segments of an overlapped run on this tile: one substep each */
+  const int e = t.hi[0];
+  const int boxes[3][6] = {{3, 6, 3, e, 3, e}, {3, e, 3, 6, 3, e}, {3, e, 3, e, 3, 6}};
+  const char *bn[3] = {"x-thin 3xNxN", "y-thin Nx3xN", "z-thin NxNx3"};
+  p.substep = 1;
+  for (int i = 0; i < 3; i++) {
+    const int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
+              hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
+    const double bc = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+    for (int kind : {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_GENERIC}) {
+      tess_region r = make_region(t, lo, hi, h, &p, g_dev.in, g_dev.out);
+      double med, lo_ms;
+      median_ms([&] { G::launch(&r, nullptr, kind, false); }, reps, &med, &lo_ms);
+      std::printf("  %4d^3 %-13s %-12s %8.1f us/substep  %7.3f ns/cell/substep\n", n, bn[i],
+                  kind_name(kind, false), med * 1e3, med * 1e6 / bc);
+    }
+  }
+}
+
+static void print_kernel_resources() {
+  struct {
+    const void *f;
+    const char *name;
+    size_t dyn;
+  } ks[] = {
+      {(const void *)G::mhd_tiled_kernel<32, 8, true>, "tiled32x8", G::tile_geom<32, 8>::SMEM},
+      {(const void *)G::mhd_tiled_kernel<16, 16, true>, "tiled16x16", G::tile_geom<16, 16>::SMEM},
+      {(const void *)G::mhd_tiled_kernel<32, 8, false>, "tiled32x8+fma", G::tile_geom<32, 8>::SMEM},
+      {(const void *)G::mhd_generic_kernel<true>, "generic", 0},
+      {(const void *)G::mhd_generic_kernel<false>, "generic+fma", 0},
+  };
+  std::printf("\n== kernel resources (cudaFuncGetAttributes)\n");
+  for (auto &k : ks) {
+    if (k.dyn)
+      CHECK(cudaFuncSetAttribute(k.f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k.dyn));
+    cudaFuncAttributes a;
+    CHECK(cudaFuncGetAttributes(&a, k.f));
+    int per_sm = 0;
+    const int threads = k.dyn ? 256 : 128;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.f, threads, k.dyn));
+    std::printf("  %-14s regs %3d  local(stack/spill) %4zu B  static smem %5zu B  dynamic smem "
+                "%6zu B  blocks/SM %d x %d threads\n",
+                k.name, a.numRegs, a.localSizeBytes, a.sharedSizeBytes, k.dyn, per_sm, threads);
+  }
+}
+
+int main(int argc, char **argv) {
+  std::vector<int> sizes = {128, 256, 512};
+  int reps = 20;
+  bool thin = true, quick = false, sanitize = false;
+  int profile = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--emulate"))
+      g_emulate = true;
+    else if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--sanitize"))
+      sanitize = true;
+    else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
+      profile = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-thin"))
+      thin = false;
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      sizes.clear();
+      for (char *s = std::strtok(argv[++i], ","); s; s = std::strtok(nullptr, ","))
+        sizes.push_back(std::atoi(s));
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] "
+                   "[--sanitize] [--profile N]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (g_emulate) {
+    std::printf("== CPU emulation of the CUDA kernels' code (no GPU used)\n");
+    check_exp(false);
+    validate(quick);
+    std::printf("\n%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
+    return g_failures ? 1 : 0;
+  }
+
+  if (sanitize) {
+    sanitize_cases();
+    std::printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
+    return g_failures ? 1 : 0;
+  }
+  if (profile) {
+    profile_case(profile);
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MB, smem/block opt-in %zu KB, cc %d.%d\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, prop.sharedMemPerBlockOptin >> 10,
+              prop.major, prop.minor);
+  print_kernel_resources();
+  std::printf("\n");
+  check_exp(true);
+  validate(quick);
+
+  const double bw = copy_bandwidth();
+  std::printf("\n== timing: full RK3 step (3 substeps), median of %d; d2d copy %.0f GB/s "
+              "(read+write); floor = 576 B/cell/step at that rate\n",
+              reps, bw);
+  for (int n : sizes)
+    time_size(n, bw, reps, thin && n == 256);
+
+  std::printf("\n== summary (Astaroth's public code: 14.9 ms/step at 256^3 on an H100; floor there "
+              "3.2 ms)\n");
+  std::printf("  %-6s %-16s %10s %10s %10s %8s\n", "size", "kernel", "ms/step", "ns/cell",
+              "floor ms", "x floor");
+  for (const timing_row &r : g_rows)
+    std::printf("  %-6d %-16s %10.3f %10.3f %10.3f %8.2f\n", r.n, r.kernel.c_str(), r.ms,
+                r.ms * 1e6 / ((double)r.n * r.n * r.n), r.floor_ms, r.ms / r.floor_ms);
+  std::printf("\ncorrectness: %s (%d failure(s); pass = every cell within 2 ULP and nothing "
+              "outside the region written; +fma rows: info only)\n",
+              g_failures ? "see FAIL lines" : "PASS", g_failures);
+  return 0;
+}
