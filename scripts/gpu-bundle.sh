@@ -9,4 +9,7 @@ prefix=$(cat build-gpu/starpu-prefix)
 rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build
 # Only what runs: binaries, not object files.
 (cd build-gpu && find apps tests bench topology -maxdepth 2 -type f -executable -print0 | cpio -0pdm /tmp/tess-bundle-build/build 2>/dev/null)
-../shared/gpu-host/make-bundle.sh .gpu-bundle "$prefix" /tmp/tess-bundle-build/build
+# Debian libraries the GPU host (Ubuntu) lacks
+mkdir -p /tmp/tess-bundle-build/lib
+cp -L /usr/lib/x86_64-linux-gnu/libinih.so.1 /tmp/tess-bundle-build/lib/
+../shared/gpu-host/make-bundle.sh .gpu-bundle "$prefix" /tmp/tess-bundle-build/build /tmp/tess-bundle-build/lib

@@ -6,6 +6,7 @@
 set -uo pipefail
 bundle=$(cd "$1" && pwd); what=${2:-all}; quick=${3:-}
 source "$bundle/env.sh"
+export LD_LIBRARY_PATH=$bundle/extra/lib:$LD_LIBRARY_PATH
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 B=$bundle/extra/build
 heat=$B/apps/heat/tess-heat cmpx=$B/tests/dump_compare ch=$B/apps/cahn_hilliard/tess-ch
@@ -54,6 +55,21 @@ if [ "$what" = mhd ]; then
     log "MHD 512^3, 2 ranks (hwloc: one per GPU), $mode"
     t mpirun -np 2 $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
   done; fi
+  exit 0
+fi
+if [ "$what" = scale ]; then
+  # MHD 256^3 on 1, 2, 4 ... GPUs: one rank driving them all, and one rank per GPU (hwloc)
+  for g in 1 2 4 8; do
+    [ "$g" -gt "$ngpu" ] && break
+    for mode in overlap bulk; do
+      log "MHD 256^3, 1 rank x $g GPU(s), $mode"
+      STARPU_NCUDA=$g t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
+      if [ "$g" -gt 1 ]; then
+        log "MHD 256^3, $g ranks x 1 GPU, $mode"
+        t mpirun -np $g $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
+      fi
+    done
+  done
   exit 0
 fi
 if [ "$what" = topo ]; then
