@@ -119,6 +119,14 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
   if (!opts) opts = &defaults;
   int inited = 0, provided = 0;
+  /* Before placement, which sizes the core sets by it. A GPU's segments are many small launches;
+   * one CUDA worker thread with StarPU's default pipeline of 2 kept the GPU waiting on the host.
+   * Two workers per GPU, each with 32 tasks in flight: MHD 256^3 on an H100 18.2 -> 14.4 ms/step,
+   * Cahn-Hilliard 384^3 3.05 -> 2.52 ms. */
+  if (opts->device != TESS_DEVICE_CPU) {
+    setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+    setenv("STARPU_CUDA_PIPELINE", "32", 0);
+  }
   MPI_Initialized(&inited);
   /* Before MPI_Init when the launcher tells the node-local rank: UCX reads UCX_NET_DEVICES
    * there. */

@@ -42,7 +42,11 @@ void tess_topo_export_env(const tess_topo_share *s, int use_cuda) {
       !getenv("STARPU_WORKERS_NOBIND")) {
     join(buf, sizeof buf, s->cores, s->ncores);
     set_default("STARPU_WORKERS_CPUID", buf);
-    snprintf(buf, sizeof buf, "%d", s->ncores - ndrv);
+    /* StarPU binds its CUDA workers first, STARPU_NWORKER_PER_CUDA of them per GPU */
+    const char *wpg_env = getenv("STARPU_NWORKER_PER_CUDA");
+    const int wpg = wpg_env && atoi(wpg_env) > 0 ? atoi(wpg_env) : 1;
+    const int ncpu = s->ncores - ndrv * wpg;
+    snprintf(buf, sizeof buf, "%d", ncpu > 0 ? ncpu : 1);
     set_default("STARPU_NCPU", buf);
     snprintf(buf, sizeof buf, "%d", s->mpi_core);
     set_default("STARPU_MPI_THREAD_CPUID", buf);
