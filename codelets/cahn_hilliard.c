@@ -293,16 +293,10 @@ double tess_ch_dt_limit(double M, double B, double U, double K, double u0, const
   return worst > 0.0 ? 2.0 / worst : (double)INFINITY;
 }
 
-#ifdef TESS_HAVE_CUDA
-#define TESS_CH_CUDA_FN(f) f
-#else
-#define TESS_CH_CUDA_FN(f) NULL
-#endif
-
 const tess_kernel tess_ch_mu_kernel = {
     .name = "ch_mu",
     .cpu = tess_ch_mu_cpu,
-    .cuda = TESS_CH_CUDA_FN(tess_ch_mu_cuda),
+    .cuda = TESS_CUDA_FN(tess_ch_mu_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 1,
 };
@@ -310,7 +304,7 @@ const tess_kernel tess_ch_mu_kernel = {
 const tess_kernel tess_ch_update_kernel = {
     .name = "ch_update",
     .cpu = tess_ch_update_cpu,
-    .cuda = TESS_CH_CUDA_FN(tess_ch_update_cuda),
+    .cuda = TESS_CUDA_FN(tess_ch_update_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 1,
 };
@@ -319,7 +313,7 @@ const tess_kernel tess_ch_update_kernel = {
 const tess_kernel tess_ch_fused_kernel = {
     .name = "ch_fused",
     .cpu = tess_ch_fused_cpu,
-    .cuda = TESS_CH_CUDA_FN(tess_ch_fused_cuda),
+    .cuda = TESS_CUDA_FN(tess_ch_fused_cuda),
     .shape = TESS_SHAPE_STAR_DIAG,
     .radius = 2,
 };

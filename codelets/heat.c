@@ -143,16 +143,10 @@ void tess_heat6_cpu(const tess_region *r) {
   if (tess_heat_plan_make(r, 3, &p)) tess_heat_run(&p, 3);
 }
 
-#ifdef TESS_HAVE_CUDA
-#define TESS_HEAT_CUDA_FN(f) f
-#else
-#define TESS_HEAT_CUDA_FN(f) NULL
-#endif
-
 const tess_kernel tess_heat2_kernel = {
     .name = "heat2",
     .cpu = tess_heat2_cpu,
-    .cuda = TESS_HEAT_CUDA_FN(tess_heat2_cuda),
+    .cuda = TESS_CUDA_FN(tess_heat2_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 1,
 };
@@ -160,7 +154,7 @@ const tess_kernel tess_heat2_kernel = {
 const tess_kernel tess_heat6_kernel = {
     .name = "heat6",
     .cpu = tess_heat6_cpu,
-    .cuda = TESS_HEAT_CUDA_FN(tess_heat6_cuda),
+    .cuda = TESS_CUDA_FN(tess_heat6_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 3,
 };

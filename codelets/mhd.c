@@ -249,16 +249,10 @@ void tess_mhd_rk3_cpu(const tess_region *r) {
       }
 }
 
-#if defined(TESS_HAVE_CUDA) && defined(TESS_MHD_HAVE_CUDA)
-#define TESS_MHD_CUDA_FN(f) f
-#else
-#define TESS_MHD_CUDA_FN(f) NULL
-#endif
-
 const tess_kernel tess_mhd_rk3_kernel = {
     .name = "mhd_rk3",
     .cpu = tess_mhd_rk3_cpu,
-    .cuda = TESS_MHD_CUDA_FN(tess_mhd_rk3_cuda),
+    .cuda = TESS_CUDA_FN(tess_mhd_rk3_cuda),
     .shape = TESS_SHAPE_STAR_DIAG,
     .radius = TESS_MHD_RADIUS,
 };

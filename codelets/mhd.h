@@ -112,7 +112,7 @@ extern const tess_kernel tess_mhd_rk3_kernel; /* "mhd_rk3", TESS_SHAPE_STAR_DIAG
  * missing params, substep out of range): those are runtime bugs. */
 void tess_mhd_rk3_cpu(const tess_region *r);
 
-#if defined(TESS_HAVE_CUDA) && defined(TESS_MHD_HAVE_CUDA)
+#ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue the kernel on `stream` (a cudaStream_t) and return. Array pointers in
  * r are device pointers; r itself and its params are host memory. */
 void tess_mhd_rk3_cuda(const tess_region *r, void *stream);

@@ -47,9 +47,6 @@
 #ifndef TESS_HAVE_CUDA
 #define TESS_HAVE_CUDA 1
 #endif
-#ifndef TESS_MHD_HAVE_CUDA
-#define TESS_MHD_HAVE_CUDA 1
-#endif
 #include "mhd.h"
 
 #include <cuda_runtime.h>

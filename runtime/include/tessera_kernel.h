@@ -61,6 +61,13 @@ typedef void (*tess_cpu_fn)(const tess_region *r);
 /* `stream` is the cudaStream_t of the StarPU worker (starpu_cuda_get_local_stream()). */
 typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
 
+/* For tess_kernel.cuda: the launcher when the build has CUDA kernels, NULL otherwise. */
+#ifdef TESS_HAVE_CUDA
+#define TESS_CUDA_FN(f) f
+#else
+#define TESS_CUDA_FN(f) NULL
+#endif
+
 /* A kernel with its footprint: what an app composes stages from. */
 typedef struct {
   const char *name;
