@@ -126,7 +126,9 @@ tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
 /* Collective: validates, decomposes, allocates tiles and registers StarPU data. */
 tess_err tess_sim_setup(tess_sim_t sim);
 
-/* Initial data: fn(global cell index, component, ctx) for every owned cell. Synchronous. */
+/* Initial data: fn(global cell index, component, ctx) for every owned cell. Synchronous;
+ * fn runs on StarPU's CPU workers in parallel, so it must be thread-safe (a pure function of
+ * its arguments, as the initial state should be anyway). */
 typedef double (*tess_init_fn)(const long g[3], int comp, void *ctx);
 tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx);
 
