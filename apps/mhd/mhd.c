@@ -23,7 +23,7 @@
 #define PROG "tess-mhd"
 
 typedef struct {
-  int n[3], steps, every, vtk_every, tiles, procs[3];
+  int n[3], steps, every, vtk_every, tiles, procs[3], warmup;
   double h[3], dt, cdt, cdtv;
   char ic[16], mode[16], device[16], out[512], dump[512], trace[512];
   tess_mhd_params p;
@@ -76,6 +76,7 @@ static const key_def keys[] = {
     KD("steps", K_INT, steps, "time steps"),
     KD("every", K_INT, every, "progress line every N steps (0: none)"),
     KD("vtk_every", K_INT, vtk_every, "VTK snapshot every N steps (0: none)"),
+    KD("warmup", K_INT, warmup, "untimed steps before the timed ones (benchmarks)"),
     KD("out", K_STR, out, "output directory"),
     KD("tiles", K_INT, tiles, "tiles per rank"),
     KD("mode", K_STR, mode, "overlap or bulk"),
@@ -196,7 +197,8 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
       {"config", 1, 0, 'c'}, {"set", 1, 0, 'S'},       {"grid", 1, 0, 'g'}, {"steps", 1, 0, 's'},
       {"every", 1, 0, 'e'},  {"vtk-every", 1, 0, 'v'}, {"out", 1, 0, 'o'},  {"dt", 1, 0, 't'},
       {"tiles", 1, 0, 'T'},  {"procs", 1, 0, 'p'},     {"mode", 1, 0, 'm'}, {"device", 1, 0, 'd'},
-      {"dump", 1, 0, 'D'},   {"trace", 1, 0, 'R'},     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+      {"dump", 1, 0, 'D'},   {"trace", 1, 0, 'R'},     {"help", 0, 0, 'h'}, {"warmup", 1, 0, 'W'},
+      {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -252,6 +254,9 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
       break;
     case 'd':
       ok = set_key(o, "device", optarg, "--device");
+      break;
+    case 'W':
+      ok = set_key(o, "warmup", optarg, "--warmup");
       break;
     case 'D':
       snprintf(o->dump, sizeof o->dump, "%s", optarg);
@@ -383,6 +388,11 @@ static int write_snapshot(const mhd_opts *o, double *const f[TESS_MHD_NC], long 
                         (const double *const *)f);
 }
 
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static int run(mhd_opts *o) {
   tess_mode mode;
   tess_device dev;
@@ -400,7 +410,7 @@ static int run(mhd_opts *o) {
   tess_sim_t sim = NULL;
   int state, out, err = 1;
   const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
-  double *f[TESS_MHD_NC] = {0};
+  double *f[TESS_MHD_NC] = {0}, *chunk_ms = NULL;
   for (int c = 0; root && diag && c < TESS_MHD_NC; c++)
     if (!(f[c] = malloc(cells * sizeof(double)))) goto done;
   tess_mhd_ic ic = tess_mhd_ic_default(ick, o->n, o->h, &o->p);
@@ -429,6 +439,12 @@ static int run(mhd_opts *o) {
            o->p.B_ext[0], o->p.B_ext[1], o->p.B_ext[2], o->dt > 0 ? "fixed dt" : "CFL-limited dt");
 
   double wall = 0, dt = o->dt;
+  /* Benchmark mode (no diagnostics): time chunks of 10 steps and report the median chunk, after
+   * `warmup` untimed steps (allocation, model calibration, the first host-to-device copy). */
+  const int bench_chunk = o->every == 0 && o->vtk_every == 0 ? 10 : 0;
+  int warm_left = o->warmup, nchunks = 0;
+  chunk_ms = calloc((size_t)o->steps / 10 + 2, sizeof(double));
+  if (!chunk_ms) goto done;
   for (int s = 0;;) {
     const int line = o->every > 0 && (s % o->every == 0 || s == o->steps);
     const int vtk = o->vtk_every > 0 && s % o->vtk_every == 0;
@@ -466,15 +482,29 @@ static int run(mhd_opts *o) {
     const int stops[2] = {o->every, o->vtk_every};
     for (int i = 0; i < 2; i++)
       if (stops[i] > 0 && stops[i] - s % stops[i] < chunk) chunk = stops[i] - s % stops[i];
+    if (bench_chunk && bench_chunk - s % bench_chunk < chunk) chunk = bench_chunk - s % bench_chunk;
+    if (warm_left > 0) {
+      CALL(tess_sim_run(sim, warm_left, dt));
+      warm_left = 0;
+    }
     const double w0 = MPI_Wtime();
     CALL(tess_sim_run(sim, chunk, dt));
-    wall += MPI_Wtime() - w0;
+    const double w = MPI_Wtime() - w0;
+    wall += w;
+    if (bench_chunk && chunk == bench_chunk) chunk_ms[nchunks++] = 1e3 * w / chunk;
     s += chunk;
   }
   if (root && o->steps > 0) {
     const double ms = 1e3 * wall / o->steps;
     printf("time per step %.3f ms, %.3f ns per cell per step (%s mode, dt %s)\n", ms,
            1e6 * ms / (double)cells, o->mode, o->dt > 0 ? "fixed" : "CFL");
+    if (nchunks > 0) {
+      qsort(chunk_ms, (size_t)nchunks, sizeof(double), cmp_double);
+      const double med = chunk_ms[nchunks / 2], p90 = chunk_ms[(nchunks * 9) / 10];
+      printf("median %.3f ms per step (p90 %.3f) over %d chunks of %d steps after %d warm-up "
+             "steps: %.3f ns per cell per step\n",
+             med, p90, nchunks, bench_chunk, o->warmup, 1e6 * med / (double)cells);
+    }
   }
   if (root && o->dump[0]) {
     char tmp[600];
@@ -489,6 +519,7 @@ static int run(mhd_opts *o) {
   }
   err = 0;
 done:
+  free(chunk_ms);
   for (int c = 0; c < TESS_MHD_NC; c++)
     free(f[c]);
   if (!err) tess_sim_destroy(&sim);
