@@ -328,6 +328,8 @@ done:
 }
 
 int main(int argc, char **argv) {
+  /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   heat_opts o;
   const int pr = parse_args(argc, argv, &o);
   if (pr) return pr > 0 ? 0 : 2;
