@@ -18,6 +18,7 @@
  * No StarPU here: the runtime wraps tess_kernel functions in its own codelets.
  */
 #include "cahn_hilliard.h"
+#include "region.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -34,8 +35,7 @@ _Noreturn static void tess_ch_fail(const char *file, int line, const char *msg) 
   } while (0)
 
 int tess_ch_plan_make(const tess_region *r, tess_ch_op op, tess_ch_plan *p) {
-  for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i]) return 0;
+  if (tess_region_empty(r)) return 0;
 
   /* nin without w; w, when present, is the field after the others. */
   int radius = 1, nbase = 1;
@@ -66,13 +66,7 @@ int tess_ch_plan_make(const tess_region *r, tess_ch_op op, tess_ch_plan *p) {
     TESS_CH_REQUIRE(r->in[k] != (const double *)r->out[0], "output aliases an input");
   }
   TESS_CH_REQUIRE(r->params != NULL, "missing tess_ch_params");
-  for (int i = 0; i < 3; i++) {
-    /* A region whose stencil reaches past the padded tile would read someone else's memory:
-     * it means the runtime derived too small a ghost width or a wrong region. */
-    const int reach = r->dim[i] > 1 ? radius : 0;
-    TESS_CH_REQUIRE(r->lo[i] - reach >= 0 && r->hi[i] + reach <= r->dim[i],
-                    "region plus stencil radius leaves the padded tile");
-  }
+  TESS_CH_REQUIRE(tess_region_fits(r, radius), "region plus stencil radius leaves the padded tile");
 
   const tess_ch_params *cp = r->params;
   for (int i = 0; i < 3; i++) {

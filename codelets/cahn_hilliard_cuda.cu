@@ -14,6 +14,7 @@
  * pair bit for bit.
  */
 #include "cahn_hilliard.h"
+#include "region.h"
 
 #include <starpu_cuda.h> /* STARPU_CUDA_REPORT_ERROR only; the kernel ABI itself is StarPU-free */
 
@@ -124,10 +125,8 @@ template <int OP> void tess_ch_launch(const tess_region *r, void *stream) {
       na++;
     }
 
-  /* 128 threads per block; rows narrower than 128 (thin x slabs of outer segments) get
-   * narrower blocks stacked in y rather than mostly idle lanes. */
   const int n0 = d.p.n[0];
-  const unsigned bx = n0 > 64 ? 128u : n0 > 32 ? 64u : 32u;
+  const unsigned bx = tess_row_block_x(n0);
   const unsigned by = 128u / bx;
   const unsigned gy = (unsigned)((d.p.n[1] + (int)by - 1) / (int)by);
   const int n2 = d.p.n[2];

@@ -11,6 +11,7 @@
  * No StarPU here: the runtime wraps tess_kernel functions in its own codelets.
  */
 #include "heat.h"
+#include "region.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -26,8 +27,7 @@ _Noreturn static void tess_heat_fail(const char *file, int line, const char *msg
   } while (0)
 
 int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p) {
-  for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i]) return 0;
+  if (tess_region_empty(r)) return 0;
 
   TESS_HEAT_REQUIRE(radius == 1 || radius == 3, "radius must be 1 or 3");
   TESS_HEAT_REQUIRE(r->nin >= 1 && r->nout >= 1, "needs one input and one output field");
@@ -35,13 +35,8 @@ int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p) {
   TESS_HEAT_REQUIRE(r->in_nc[0] > 0 && r->in_nc[0] == r->out_nc[0],
                     "input and output need the same positive number of components");
   TESS_HEAT_REQUIRE(r->params != NULL, "missing tess_heat_params");
-  for (int i = 0; i < 3; i++) {
-    /* A region whose stencil reaches past the padded tile would read someone else's memory:
-     * it means the runtime derived too small a ghost width or a wrong region. */
-    const int reach = r->dim[i] > 1 ? radius : 0;
-    TESS_HEAT_REQUIRE(r->lo[i] - reach >= 0 && r->hi[i] + reach <= r->dim[i],
-                      "region plus stencil radius leaves the padded tile");
-  }
+  TESS_HEAT_REQUIRE(tess_region_fits(r, radius),
+                    "region plus stencil radius leaves the padded tile");
 
   const tess_heat_params *hp = r->params;
   for (int i = 0; i < 3; i++) {

@@ -11,6 +11,7 @@
  * -fmad=false and stays correct whatever flags the build passes.
  */
 #include "heat.h"
+#include "region.h"
 
 #include <starpu_cuda.h> /* STARPU_CUDA_REPORT_ERROR only; the kernel ABI itself is StarPU-free */
 
@@ -74,10 +75,8 @@ template <int R> void tess_heat_launch(const tess_region *r, void *stream) {
       na++;
     }
 
-  /* 128 threads per block; rows narrower than 128 (thin x slabs of outer segments) get
-   * narrower blocks stacked in y rather than mostly idle lanes. */
   const int n0 = d.p.n[0];
-  const unsigned bx = n0 > 64 ? 128u : n0 > 32 ? 64u : 32u;
+  const unsigned bx = tess_row_block_x(n0);
   const unsigned by = 128u / bx;
   const unsigned gy = (unsigned)((d.p.n[1] + (int)by - 1) / (int)by);
   const long long nzc = (long long)d.p.n[2] * d.p.nc;

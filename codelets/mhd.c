@@ -15,6 +15,7 @@
  * No StarPU here: the runtime wraps tess_kernel functions in its own codelets.
  */
 #include "mhd.h"
+#include "region.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -180,8 +181,7 @@ static void tess_mhd_rhs(const tess_mhd_derivs *d, const tess_mhd_params *p, dou
 /* ---- the kernel --------------------------------------------------------------------------- */
 
 void tess_mhd_rk3_cpu(const tess_region *r) {
-  for (int i = 0; i < 3; i++)
-    if (r->hi[i] <= r->lo[i]) return;
+  if (tess_region_empty(r)) return;
 
   TESS_MHD_REQUIRE(r->nin == 1 && r->nout == 1, "needs one input (u^k) and one output (u^(k-1))");
   TESS_MHD_REQUIRE(r->in[0] && r->out[0], "missing field array");
@@ -191,13 +191,8 @@ void tess_mhd_rk3_cpu(const tess_region *r) {
   TESS_MHD_REQUIRE(r->params != NULL, "missing tess_mhd_params");
   const tess_mhd_params *p = r->params;
   TESS_MHD_REQUIRE(p->substep >= 0 && p->substep <= 2, "substep must be 0, 1 or 2");
-  for (int i = 0; i < 3; i++) {
-    /* A region whose stencil reaches past the padded tile would read someone else's memory:
-     * it means the runtime derived too small a ghost width or a wrong region. */
-    const int reach = r->dim[i] > 1 ? TESS_MHD_RADIUS : 0;
-    TESS_MHD_REQUIRE(r->lo[i] - reach >= 0 && r->hi[i] + reach <= r->dim[i],
-                     "region plus stencil radius leaves the padded tile");
-  }
+  TESS_MHD_REQUIRE(tess_region_fits(r, TESS_MHD_RADIUS),
+                   "region plus stencil radius leaves the padded tile");
 
   tess_mhd_geom g;
   const ptrdiff_t X = r->dim[0], Y = r->dim[1];

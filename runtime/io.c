@@ -24,32 +24,49 @@ static inline double *view_at(const piece_view *v, int c, int x, int y, int z) {
          v->ldz * (size_t)(z - v->box.lo[2]);
 }
 
-typedef void (*piece_fn)(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *ctx);
+/* Every owned piece's handle of `field` on every local tile, in a fixed order. */
+typedef tess_err (*handle_fn)(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
+                              int nc, void *ctx);
 
-static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
-                                     piece_fn fn, void *ctx) {
+static tess_err for_each_owned_handle(tess_sim_t sim, int field, handle_fn fn, void *ctx) {
   TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
   TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
   const tess_field *f = &sim->field[field];
-  for (int l = 0; l < sim->ntiles; l++) {
-    const tess_tile *t = &sim->tile[l];
+  for (int l = 0; l < sim->ntiles; l++)
     for (int p = 0; p < TESS_NPIECES; p++) {
-      int a[3];
-      tess_piece_coord(p, a);
-      starpu_data_handle_t h = t->slot[f->slot].piece[p];
-      if (!h || a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
-      /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node,
-       * which is the GPU for a GPU tile. */
-      TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, mode));
-      const struct starpu_block_interface *b =
-          starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
-      piece_view v = {(double *)b->ptr, b->ldy, b->ldz, f->nc, {{0}, {0}}};
-      tess_piece_box(sim->tn, sim->ghost, p, &v.box);
-      fn(sim, t, &v, ctx);
-      starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+      starpu_data_handle_t h = sim->tile[l].slot[f->slot].piece[p];
+      if (h && tess_piece_owned(p)) TESS_CALL(fn(sim, &sim->tile[l], p, h, f->nc, ctx));
     }
-  }
   return TESS_OK;
+}
+
+/* ...and a host view of each, acquired on main RAM in `mode` for the time of fn. */
+typedef void (*piece_fn)(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *ctx);
+
+typedef struct {
+  enum starpu_data_access_mode mode;
+  piece_fn fn;
+  void *ctx;
+} acquire_ctx;
+
+static tess_err visit_acquired(tess_sim_t sim, const tess_tile *t, int piece,
+                               starpu_data_handle_t h, int nc, void *arg) {
+  const acquire_ctx *a = arg;
+  /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node, which
+   * is the GPU for a GPU tile. */
+  TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, a->mode));
+  const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+  piece_view v = {(double *)b->ptr, b->ldy, b->ldz, nc, {{0}, {0}}};
+  tess_piece_box(sim->tn, sim->ghost, piece, &v.box);
+  a->fn(sim, t, &v, a->ctx);
+  starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+  return TESS_OK;
+}
+
+static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
+                                     piece_fn fn, void *ctx) {
+  acquire_ctx a = {mode, fn, ctx};
+  return for_each_owned_handle(sim, field, visit_acquired, &a);
 }
 
 /* Fill: value of component k at global cell g = fn(g, k, ctx) for every owned cell. */
@@ -96,37 +113,31 @@ static void fill_task(void *buffers[], void *cl_arg) {
 static struct starpu_codelet fill_cl = {
     .cpu_funcs = {fill_task}, .nbuffers = 1, .modes = {STARPU_W}, .name = "fill"};
 
+static tess_err submit_fill(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
+                            int nc, void *ctx) {
+  fill_arg *arg = malloc(sizeof *arg);
+  TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a fill task");
+  arg->c = *(const fill_ctx *)ctx;
+  for (int i = 0; i < 3; i++)
+    arg->c.shift[i] = t->origin[i] - sim->ghost[i];
+  arg->nc = nc;
+  tess_piece_box(sim->tn, sim->ghost, piece, &arg->box);
+  struct starpu_task *task = starpu_task_create();
+  task->cl = &fill_cl;
+  task->cl_arg = arg;
+  task->cl_arg_size = sizeof *arg;
+  task->cl_arg_free = 1;
+  task->handles[0] = h;
+  TESS_STARPU_CALL(starpu_task_submit(task));
+  return TESS_OK;
+}
+
 tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx) {
   fill_ctx c = {fn, ctx, {0, 0, 0}};
   if (starpu_cpu_worker_get_count() == 0) { /* no CPU worker: fill on this thread */
     TESS_CALL(for_each_owned_piece(sim, field, STARPU_W, fill_piece, &c));
   } else {
-    TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
-    TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
-    const tess_field *f = &sim->field[field];
-    for (int l = 0; l < sim->ntiles; l++) {
-      const tess_tile *t = &sim->tile[l];
-      for (int p = 0; p < TESS_NPIECES; p++) {
-        int a[3];
-        tess_piece_coord(p, a);
-        starpu_data_handle_t h = t->slot[f->slot].piece[p];
-        if (!h || a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
-        fill_arg *arg = malloc(sizeof *arg);
-        TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a fill task");
-        arg->c = c;
-        for (int i = 0; i < 3; i++)
-          arg->c.shift[i] = t->origin[i] - sim->ghost[i];
-        arg->nc = f->nc;
-        tess_piece_box(sim->tn, sim->ghost, p, &arg->box);
-        struct starpu_task *task = starpu_task_create();
-        task->cl = &fill_cl;
-        task->cl_arg = arg;
-        task->cl_arg_size = sizeof *arg;
-        task->cl_arg_free = 1;
-        task->handles[0] = h;
-        TESS_STARPU_CALL(starpu_task_submit(task));
-      }
-    }
+    TESS_CALL(for_each_owned_handle(sim, field, submit_fill, &c));
     TESS_STARPU_CALL(starpu_task_wait_for_all());
   }
   sim->field[field].halo_valid = 0;

@@ -38,6 +38,12 @@ static inline void tess_piece_coord(int p, int a[3]) {
   a[1] = (p / 5) % 5;
   a[2] = p / 25;
 }
+/* A piece of the owned region (coordinates 1..3 on every axis): a segment, not a halo piece. */
+static inline int tess_piece_owned(int p) {
+  int a[3];
+  tess_piece_coord(p, a);
+  return a[0] >= 1 && a[0] <= 3 && a[1] >= 1 && a[1] <= 3 && a[2] >= 1 && a[2] <= 3;
+}
 static inline void tess_pieceset_add(tess_pieceset *s, int p) { s->w[p >> 6] |= 1ull << (p & 63); }
 static inline int tess_pieceset_has(const tess_pieceset *s, int p) {
   return (s->w[p >> 6] >> (p & 63)) & 1;

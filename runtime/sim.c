@@ -347,9 +347,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
     tess_op *op = sim->op[i];
     if (op->kind != TESS_OP_STAGE) continue;
     for (int p = 0; p < TESS_NPIECES; p++) {
-      int a[3];
-      tess_piece_coord(p, a);
-      if (a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
+      if (!tess_piece_owned(p)) continue;
       tess_footprint_reads(sim->tn, sim->ghost, op->stage.kernel->shape, op->stage.kernel->radius,
                            p, &op->reads[p]);
       op->halo_dirs |= tess_halo_dirs_in(sim->tn, sim->ghost, &op->reads[p]);

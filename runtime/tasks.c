@@ -216,7 +216,7 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
     for (int p = 0; p < TESS_NPIECES; p++) {
       int a[3];
       tess_piece_coord(p, a);
-      if (a[0] < 1 || a[0] > 3 || a[1] < 1 || a[1] > 3 || a[2] < 1 || a[2] > 3) continue;
+      if (!tess_piece_owned(p)) continue;
       const tess_storage *out0 = &tile->slot[sim->field[st->out[0]].slot];
       if (!out0->piece[p]) continue;
 
