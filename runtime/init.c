@@ -3,6 +3,7 @@
  * chosen device needs, then StarPU-MPI on MPI_COMM_WORLD. */
 #include <starpu_mpi.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -204,6 +205,15 @@ void tess_abort(int code) {
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
-  if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  if (inited && !finalized) {
+    /* Argument errors are printed by rank 0 only (every rank finds the same one); a faster
+     * rank's MPI_Abort must not kill rank 0 before its message is out. Half a second, then
+     * the whole job ends either way. */
+    if (my_rank > 0) {
+      const struct timespec half = {0, 500000000L};
+      nanosleep(&half, NULL);
+    }
+    MPI_Abort(MPI_COMM_WORLD, code);
+  }
   exit(code);
 }

@@ -291,6 +291,13 @@ static int parse_args(int argc, char **argv, mhd_opts *o) {
           "steps, every and vtk_every must be >= 0");
   REQUIRE(o->dt >= 0, "dt = %g is invalid (allowed: > 0, or 0 for the CFL limit)", o->dt);
   REQUIRE(o->cdt > 0 && o->cdtv > 0, "cdt = %g and cdtv = %g must be > 0", o->cdt, o->cdtv);
+  /* Names checked here, before MPI, so every rank reports them and none is killed first. */
+  tess_mode mode;
+  tess_device device;
+  tess_mhd_ic_kind ic;
+  if (tess_mode_parse(o->mode, &mode) || tess_device_parse(o->device, &device) ||
+      tess_mhd_ic_parse(o->ic, &ic))
+    return -1;
   return 0;
 }
 

@@ -15,7 +15,7 @@
 #define TESS_MHD_TWO_PI 6.283185307179586476925286766559
 
 __attribute__((format(printf, 1, 2))) static tess_err tess_mhd_arg_error(const char *fmt, ...) {
-  if (tess_rank() == 0) {
+  if (tess_rank() <= 0) { /* before MPI every rank prints: it may be the only one left */
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "mhd: ");
