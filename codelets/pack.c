@@ -45,6 +45,21 @@ void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf) {
         memcpy(a->tile + tess_pack_row(a, c, y, z), buf, len * sizeof(double));
 }
 
+void tess_copy_cpu_box(const tess_copy_args *a) {
+  const tess_pack_args *s = &a->src;
+  if (tess_pack_count(s) == 0) return;
+  const tess_pack_args d = {.lo = {a->dst_lo[0], a->dst_lo[1], a->dst_lo[2]},
+                            .dim = {s->dim[0], s->dim[1], s->dim[2]},
+                            .nc = s->nc,
+                            .tile = a->dst_tile};
+  const size_t len = (size_t)(s->hi[0] - s->lo[0]);
+  for (int z = 0; z < s->hi[2] - s->lo[2]; z++)
+    for (int y = 0; y < s->hi[1] - s->lo[1]; y++)
+      for (int c = 0; c < s->nc; c++)
+        memcpy(d.tile + tess_pack_row(&d, c, d.lo[1] + y, d.lo[2] + z),
+               s->tile + tess_pack_row(s, c, s->lo[1] + y, s->lo[2] + z), len * sizeof(double));
+}
+
 /* ---- StarPU glue ------------------------------------------------------------------------- */
 
 /* The buffer handle comes from the runtime's halo plan; a short one would be a plan bug that
@@ -68,7 +83,17 @@ static void tess_unpack_cpu_func(void *buffers[], void *cl_arg) {
   tess_unpack_cpu_box(a, tess_pack_buffer(buffers, a));
 }
 
+static void tess_copy_cpu_func(void *buffers[], void *cl_arg) {
+  (void)buffers;
+  tess_copy_cpu_box(cl_arg);
+}
+
 #ifdef STARPU_USE_CUDA
+static void tess_copy_cuda_func(void *buffers[], void *cl_arg) {
+  (void)buffers;
+  tess_copy_cuda_box(cl_arg, starpu_cuda_get_local_stream());
+}
+
 static void tess_pack_cuda_func(void *buffers[], void *cl_arg) {
   const tess_pack_args *a = cl_arg;
   tess_pack_cuda_box(a, tess_pack_buffer(buffers, a), starpu_cuda_get_local_stream());
@@ -89,6 +114,18 @@ static uint32_t tess_pack_footprint(struct starpu_task *task) {
     h = starpu_hash_crc32c_be((uint32_t)(a->hi[i] > a->lo[i] ? a->hi[i] - a->lo[i] : 0), h);
   return h;
 }
+
+static uint32_t tess_copy_footprint(struct starpu_task *task) {
+  const tess_copy_args *a = task->cl_arg;
+  struct starpu_task t = {.cl_arg = (void *)&a->src};
+  return tess_pack_footprint(&t);
+}
+
+static struct starpu_perfmodel tess_copy_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "tess_halo_copy",
+    .footprint = tess_copy_footprint,
+};
 
 static struct starpu_perfmodel tess_pack_model = {
     .type = STARPU_HISTORY_BASED,
@@ -124,4 +161,16 @@ struct starpu_codelet tess_unpack_cl = {
 #endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &tess_unpack_model,
+};
+
+struct starpu_codelet tess_halo_copy_cl = {
+    .name = "halo_copy",
+    .color = 0xabdda4, /* green, like unpack: it fills a halo */
+    .cpu_funcs = {tess_copy_cpu_func},
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = {tess_copy_cuda_func},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &tess_copy_model,
 };

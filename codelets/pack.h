@@ -35,15 +35,26 @@ typedef struct {
   double *tile;     /* tile base, [Z][Y][nc][X]; valid on the memory node the task runs on */
 } tess_pack_args;
 
+/* A same-node halo copy: the box `src` of one tile straight into the box of the same extent
+ * starting at dst_lo of another (or the same) tile of equal padded extent and nc -- pack and
+ * unpack fused, for neighbours whose storage shares a memory node (no buffer, no transfer). */
+typedef struct {
+  tess_pack_args src;
+  int dst_lo[3];
+  double *dst_tile;
+} tess_copy_args;
+
 /* Synchronous, on the calling thread. buf: [hi2-lo2][hi1-lo1][nc][hi0-lo0], x fastest. */
 void tess_pack_cpu_box(const tess_pack_args *a, double *buf);
 void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf);
+void tess_copy_cpu_box(const tess_copy_args *a);
 
 #ifdef STARPU_USE_CUDA
 /* Asynchronous: enqueue one kernel on stream s and return; tile and buf are device
  * pointers. A launch failure is reported through StarPU and aborts. */
 void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s);
 void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s);
+void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s);
 #endif
 
 /* Codelets, nbuffers = STARPU_VARIABLE_NBUFFERS (so every task sets its own modes):
@@ -51,12 +62,15 @@ void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream
  *                   tile pieces the box covers, typically STARPU_R, only for dependencies.
  *   tess_unpack_cl: buffers[0] STARPU_R vector of doubles; further buffers: the covered
  *                   pieces, STARPU_W (or STARPU_RW when a piece is only partly overwritten).
+ *   tess_halo_copy_cl: only dependency buffers: the source pieces STARPU_R, then the
+ *                   destination halo pieces STARPU_W; cl_arg a tess_copy_args.
  * cl_arg: a tess_pack_args (task->cl_arg, by pointer). The vector holds at least the box
  * volume times nc elements. CUDA versions are STARPU_CUDA_ASYNC on the worker's stream.
  * History-based perf models "tess_pack" / "tess_unpack", indexed by box extents and nc only,
  * so the dependency-only pieces do not split the history. */
 extern struct starpu_codelet tess_pack_cl;
 extern struct starpu_codelet tess_unpack_cl;
+extern struct starpu_codelet tess_halo_copy_cl;
 
 #ifdef __cplusplus
 }

@@ -42,24 +42,48 @@ __global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I c
   }
 }
 
-template <bool UNPACK> void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s) {
-  tess_pack_box b;
+/* Same walk as tess_pack_kernel, box to box: dst cell = src cell + (dlo - src lo). */
+template <typename I>
+__global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, const double *src,
+                                 double *dst, I count) {
+  const I stride = (I)gridDim.x * (I)blockDim.x;
+  for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
+    I t = i;
+    const I x = t % (I)b.n[0];
+    t /= (I)b.n[0];
+    const I c = t % (I)b.nc;
+    t /= (I)b.nc;
+    const I y = t % (I)b.n[1];
+    const I z = t / (I)b.n[1];
+    dst[TESS_IDX(b.dim0, b.dim1, b.nc, c, dlo0 + x, dlo1 + y, dlo2 + z)] =
+        src[TESS_IDX(b.dim0, b.dim1, b.nc, c, b.lo[0] + x, b.lo[1] + y, b.lo[2] + z)];
+  }
+}
+
+/* The box of a, its element count (0: nothing to do) and a launch shape for it. */
+static size_t tess_pack_shape(const tess_pack_args *a, tess_pack_box *b, unsigned *blocks) {
   size_t count = a->nc > 0 ? (size_t)a->nc : 0;
   for (int i = 0; i < 3; i++) {
-    b.lo[i] = a->lo[i];
-    b.n[i] = a->hi[i] > a->lo[i] ? a->hi[i] - a->lo[i] : 0;
-    count *= (size_t)b.n[i];
+    b->lo[i] = a->lo[i];
+    b->n[i] = a->hi[i] > a->lo[i] ? a->hi[i] - a->lo[i] : 0;
+    count *= (size_t)b->n[i];
   }
-  if (count == 0) return; /* also keeps the grid below from being empty */
-  b.dim0 = a->dim[0];
-  b.dim1 = a->dim[1];
-  b.nc = a->nc;
-
+  b->dim0 = a->dim[0];
+  b->dim1 = a->dim[1];
+  b->nc = a->nc;
   /* Enough blocks to cover the box, capped: beyond a few waves the grid-stride loop is as
    * fast and the cap keeps gridDim well inside its limit for any box size. */
+  const size_t want = (count + 255) / 256;
+  *blocks = (unsigned)(want < 65535 ? want : 65535);
+  return count;
+}
+
+template <bool UNPACK> void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s) {
+  tess_pack_box b;
+  unsigned blocks;
+  const size_t count = tess_pack_shape(a, &b, &blocks);
+  if (count == 0) return; /* also keeps the grid from being empty */
   const unsigned threads = 256;
-  const size_t want = (count + threads - 1) / threads;
-  const unsigned blocks = (unsigned)(want < 65535 ? want : 65535);
   if (count <= (size_t)UINT_MAX - (size_t)blocks * threads)
     tess_pack_kernel<unsigned, UNPACK><<<blocks, threads, 0, s>>>(b, a->tile, buf, (unsigned)count);
   else
@@ -77,4 +101,20 @@ extern "C" void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStr
 /* The kernel only reads buf when unpacking; one kernel for both directions is worth the cast. */
 extern "C" void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s) {
   tess_pack_launch<true>(a, const_cast<double *>(buf), s);
+}
+
+extern "C" void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s) {
+  tess_pack_box b;
+  unsigned blocks;
+  const size_t count = tess_pack_shape(&a->src, &b, &blocks);
+  if (count == 0) return;
+  const int *d = a->dst_lo;
+  if (count <= (size_t)UINT_MAX - (size_t)blocks * 256)
+    tess_copy_kernel<unsigned>
+        <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], a->src.tile, a->dst_tile, (unsigned)count);
+  else
+    tess_copy_kernel<size_t>
+        <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], a->src.tile, a->dst_tile, count);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }

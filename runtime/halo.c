@@ -8,6 +8,11 @@
  * recvbuf[X][h] X: unpack(h) -> halo pieces of X at h  ->  the outer segments whose footprint reads
  * them
  *
+ * When N and X keep their storage on the same memory node (tiles of one GPU, or all CPU tiles
+ * of a rank; also a tile that is its own periodic neighbour) the chain collapses into one
+ * halo_copy task, box to box, that reads N's send pieces and writes X's halo pieces: one task
+ * instead of two plus a buffer (kind "copy", logged and named as X's halo h).
+ *
  * pack reads only the owned pieces it sends, unpack writes only the halo pieces of its
  * direction, so each chain depends on nothing but its own data (digest 2.7). Receives are
  * posted before the packs (NekCEM's order). Exchange choice: StarPU-MPI detached requests on
@@ -100,6 +105,41 @@ static tess_err submit_unpack(tess_sim_t sim, int stage, tess_tile *x, int slot,
   return tess_task_submit(sim, &spec);
 }
 
+/* Tile n's send box sb (pieces sp) straight into tile x's halo hi, on their common node. */
+static tess_err submit_copy(tess_sim_t sim, int stage, tess_tile *n, tess_tile *x, int slot, int nc,
+                            int hi, const tess_box *sb, const tess_pieceset *sp) {
+  int h[3];
+  tess_dir_vector(hi, h);
+  tess_box hb;
+  tess_halo_box(sim->tn, sim->ghost, h, &hb);
+  tess_copy_args *a = malloc(sizeof *a);
+  TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate halo copy arguments");
+  tess_pack_args *src = pack_args(sim, &n->slot[slot], nc, sb);
+  if (!src) {
+    free(a);
+    return TESS_ERROR(TESS_ERR_MEM, "cannot allocate halo copy arguments");
+  }
+  a->src = *src;
+  free(src);
+  for (int i = 0; i < 3; i++)
+    a->dst_lo[i] = hb.lo[i];
+  a->dst_tile = x->slot[slot].base;
+  tess_task_spec spec = {.cl = &tess_halo_copy_cl,
+                         .arg = a,
+                         .arg_size = sizeof *a,
+                         .priority = TESS_PRIO_HALO,
+                         .tile = x,
+                         .kind = TESS_TASK_COPY,
+                         .log_tile = x->id,
+                         .dir = hi,
+                         .stage = stage};
+  tess_task_spec_add_pieces(&spec, &n->slot[slot], sp, STARPU_R);
+  tess_pieceset hp;
+  tess_halo_pieces(sim->tn, sim->ghost, h, &hp);
+  tess_task_spec_add_pieces(&spec, &x->slot[slot], &hp, STARPU_W);
+  return tess_task_submit(sim, &spec);
+}
+
 tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage) {
   const int slot = sim->field[field].slot, nc = sim->field[field].nc;
 
@@ -122,7 +162,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
     }
   }
 
-  /* 2. packs, then the local unpack or the send */
+  /* 2. same-node copies; elsewhere packs, then the local unpack or the send */
   for (int l = 0; l < sim->ntiles; l++) {
     tess_tile *n = &sim->tile[l];
     tess_storage *st = &n->slot[slot];
@@ -138,6 +178,13 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
 
       tess_box sb;
       tess_send_box(sim->tn, sim->ghost, d, &sb);
+      tess_pieceset sp;
+      send_pieces(sim, d, &sp);
+      if (owner == sim->rank && sim->tile[xl].node == n->node &&
+          !delayed(sim, sim->tile[xl].id, hi)) {
+        TESS_CALL(submit_copy(sim, stage, n, &sim->tile[xl], slot, nc, hi, &sb, &sp));
+        continue;
+      }
       starpu_data_handle_t buf = buffer(sim, &st->sendbuf[di], nc, &sb);
       tess_task_spec spec = {.cl = &tess_pack_cl,
                              .arg = pack_args(sim, st, nc, &sb),
@@ -150,8 +197,6 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
                              .stage = stage};
       TESS_CHECK(spec.arg, TESS_ERR_MEM, "cannot allocate pack arguments");
       tess_task_spec_add(&spec, buf, STARPU_W);
-      tess_pieceset sp;
-      send_pieces(sim, d, &sp);
       tess_task_spec_add_pieces(&spec, st, &sp, STARPU_R);
       TESS_CALL(tess_task_submit(sim, &spec));
 

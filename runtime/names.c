@@ -14,6 +14,7 @@
   X(TESS_TASK_PACK, 0x2b83ba)     /* blue */                                                       \
   X(TESS_TASK_EXCHANGE, 0xfdae61) /* orange */                                                     \
   X(TESS_TASK_UNPACK, 0xabdda4)   /* green */                                                      \
+  X(TESS_TASK_COPY, 0x66c2a5)     /* teal: a same-node pack + unpack in one */                     \
   X(TESS_TASK_INNER, 0x999999)    /* grey: the bulk */                                             \
   X(TESS_TASK_OUTER, 0xd7191c)    /* red: the critical path */
 

@@ -159,6 +159,7 @@ void tess_sim_describe(tess_sim_t sim);
   X(TESS_TASK_PACK, "pack")                                                                        \
   X(TESS_TASK_EXCHANGE, "exchange")                                                                \
   X(TESS_TASK_UNPACK, "unpack")                                                                    \
+  X(TESS_TASK_COPY, "copy") /* same-node halo: neighbour's owned box straight into the halo */     \
   X(TESS_TASK_INNER, "inner")                                                                      \
   X(TESS_TASK_OUTER, "outer")
 typedef enum { TESS_TASK_KIND_LIST(TESS_X_ENUM) TESS_TASK_KIND_COUNT } tess_task_kind;
