@@ -14,8 +14,8 @@ bw=$("$B/bench/copy_bw" 1024 | awk '/d2d_copy/ {print $2}')
 declare -A astaroth=([128]=2.26 [256]=14.9 [512]=113.9)   # H100, Astaroth's public code (brief)
 rows=()
 for n in 128 256 512; do
-  line=$("$B/apps/mhd/tess-mhd" --device cuda --set ic=random --dt 1.1920929e-7 --grid $n,$n,$n \
-         --every 0 --warmup 10 --steps 100 2>&1 | tee "$out/mhd-$n.log" | grep '^median')
+  line=$("$B/apps/mhd/tess-mhd" --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n \
+         --every 0 --warmup 10 --steps 110 2>&1 | tee "$out/mhd-$n.log" | grep '^median')
   med=$(awk '{print $2}' <<<"$line")
   rows+=("$(awk -v n=$n -v m="$med" -v bw="$bw" -v a="${astaroth[$n]}" 'BEGIN {
       cells = n^3; floor = 576 * cells / (bw * 1e9) * 1e3;

@@ -44,10 +44,22 @@ typedef struct {
   double *dst_tile;
 } tess_copy_args;
 
+/* All the halo boxes of a tile that is its own neighbour (periodic, alone in its grid), filled
+ * from its own owned cells in one task: box i copies the extent ext[i] from src_lo[i] to
+ * dst_lo[i] inside `tile`. */
+#define TESS_WRAP_MAX 26
+typedef struct {
+  int n;
+  int src_lo[TESS_WRAP_MAX][3], dst_lo[TESS_WRAP_MAX][3], ext[TESS_WRAP_MAX][3];
+  int dim[3], nc;
+  double *tile;
+} tess_wrap_args;
+
 /* Synchronous, on the calling thread. buf: [hi2-lo2][hi1-lo1][nc][hi0-lo0], x fastest. */
 void tess_pack_cpu_box(const tess_pack_args *a, double *buf);
 void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf);
 void tess_copy_cpu_box(const tess_copy_args *a);
+void tess_wrap_cpu(const tess_wrap_args *a);
 
 #ifdef STARPU_USE_CUDA
 /* Asynchronous: enqueue one kernel on stream s and return; tile and buf are device
@@ -55,6 +67,7 @@ void tess_copy_cpu_box(const tess_copy_args *a);
 void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s);
 void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s);
 void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s);
+void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s);
 #endif
 
 /* Codelets, nbuffers = STARPU_VARIABLE_NBUFFERS (so every task sets its own modes):
@@ -62,6 +75,7 @@ void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s);
  *                   tile pieces the box covers, typically STARPU_R, only for dependencies.
  *   tess_unpack_cl: buffers[0] STARPU_R vector of doubles; further buffers: the covered
  *                   pieces, STARPU_W (or STARPU_RW when a piece is only partly overwritten).
+ *   tess_halo_wrap_cl: one buffer, the tile's whole handle, STARPU_RW; cl_arg a tess_wrap_args.
  *   tess_halo_copy_cl: only dependency buffers: the source pieces STARPU_R, then the
  *                   destination halo pieces STARPU_W; cl_arg a tess_copy_args.
  * cl_arg: a tess_pack_args (task->cl_arg, by pointer). The vector holds at least the box
@@ -71,6 +85,7 @@ void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s);
 extern struct starpu_codelet tess_pack_cl;
 extern struct starpu_codelet tess_unpack_cl;
 extern struct starpu_codelet tess_halo_copy_cl;
+extern struct starpu_codelet tess_halo_wrap_cl;
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,25 @@ __global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, 
   }
 }
 
+/* Box blockIdx.y of the wrap table; each box by a grid-stride loop over its elements. */
+__global__ void tess_wrap_kernel(tess_wrap_args a) {
+  const int i = blockIdx.y;
+  const unsigned n0 = (unsigned)a.ext[i][0], n1 = (unsigned)a.ext[i][1], nc = (unsigned)a.nc;
+  const unsigned count = n0 * n1 * (unsigned)a.ext[i][2] * nc;
+  for (unsigned e = blockIdx.x * blockDim.x + threadIdx.x; e < count; e += gridDim.x * blockDim.x) {
+    unsigned t = e;
+    const int x = (int)(t % n0);
+    t /= n0;
+    const int c = (int)(t % nc);
+    t /= nc;
+    const int y = (int)(t % n1), z = (int)(t / n1);
+    a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, c, a.dst_lo[i][0] + x, a.dst_lo[i][1] + y,
+                    a.dst_lo[i][2] + z)] =
+        a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, c, a.src_lo[i][0] + x, a.src_lo[i][1] + y,
+                        a.src_lo[i][2] + z)];
+  }
+}
+
 /* The box of a, its element count (0: nothing to do) and a launch shape for it. */
 static size_t tess_pack_shape(const tess_pack_args *a, tess_pack_box *b, unsigned *blocks) {
   size_t count = a->nc > 0 ? (size_t)a->nc : 0;
@@ -115,6 +134,23 @@ extern "C" void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s) {
   else
     tess_copy_kernel<size_t>
         <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], a->src.tile, a->dst_tile, count);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+/* One launch for all boxes: grid.y picks the box, grid.x covers the largest one. A box of a
+ * tile small enough for a whole-tile task has far fewer than 2^32 elements. */
+extern "C" void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s) {
+  if (a->n <= 0) return;
+  size_t most = 0;
+  for (int i = 0; i < a->n; i++) {
+    const size_t c = (size_t)a->ext[i][0] * a->ext[i][1] * a->ext[i][2] * a->nc;
+    if (c > most) most = c;
+  }
+  if (most == 0) return;
+  const size_t want = (most + 255) / 256;
+  const dim3 grid((unsigned)(want < 4096 ? want : 4096), (unsigned)a->n);
+  tess_wrap_kernel<<<grid, 256, 0, s>>>(*a);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }

@@ -13,6 +13,9 @@
  * halo_copy task, box to box, that reads N's send pieces and writes X's halo pieces: one task
  * instead of two plus a buffer (kind "copy", logged and named as X's halo h).
  *
+ * A solo tile (one rank, one tile, on a GPU: sim.c) fills all its halos from its own cells in
+ * one halo_wrap task on its one handle.
+ *
  * pack reads only the owned pieces it sends, unpack writes only the halo pieces of its
  * direction, so each chain depends on nothing but its own data (digest 2.7). Receives are
  * posted before the packs (NekCEM's order). Exchange choice: StarPU-MPI detached requests on
@@ -140,8 +143,49 @@ static tess_err submit_copy(tess_sim_t sim, int stage, tess_tile *n, tess_tile *
   return tess_task_submit(sim, &spec);
 }
 
+/* A solo tile (sim.c) is its own neighbour in every direction: all its halos in one task. */
+static tess_err submit_wrap(tess_sim_t sim, int stage, tess_tile *x, int slot, int nc,
+                            uint32_t dirs) {
+  tess_wrap_args *a = calloc(1, sizeof *a);
+  TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate halo wrap arguments");
+  for (int i = 0; i < 3; i++)
+    a->dim[i] = sim->dim[i];
+  a->nc = nc;
+  a->tile = x->slot[slot].base;
+  for (int hi = 0; hi < TESS_NDIRS; hi++) {
+    if (!((dirs >> hi) & 1)) continue;
+    int h[3], d[3];
+    tess_dir_vector(hi, h);
+    for (int i = 0; i < 3; i++)
+      d[i] = -h[i];
+    tess_box sb, hb;
+    tess_send_box(sim->tn, sim->ghost, d, &sb);
+    tess_halo_box(sim->tn, sim->ghost, h, &hb);
+    if (tess_box_empty(&hb)) continue;
+    for (int i = 0; i < 3; i++) {
+      a->src_lo[a->n][i] = sb.lo[i];
+      a->dst_lo[a->n][i] = hb.lo[i];
+      a->ext[a->n][i] = hb.hi[i] - hb.lo[i];
+    }
+    a->n++;
+  }
+  tess_task_spec spec = {.cl = &tess_halo_wrap_cl,
+                         .arg = a,
+                         .arg_size = sizeof *a,
+                         .priority = TESS_PRIO_HALO,
+                         .tile = x,
+                         .kind = TESS_TASK_COPY,
+                         .log_tile = x->id,
+                         .dir = TESS_DIR_CENTER,
+                         .stage = stage};
+  tess_task_spec_add(&spec, x->slot[slot].whole, STARPU_RW);
+  return tess_task_submit(sim, &spec);
+}
+
 tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage) {
   const int slot = sim->field[field].slot, nc = sim->field[field].nc;
+  if (sim->ntiles == 1 && sim->tile[0].solo)
+    return submit_wrap(sim, stage, &sim->tile[0], slot, nc, dirs);
 
   /* 1. receives from remote neighbours */
   for (int l = 0; l < sim->ntiles; l++) {

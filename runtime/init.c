@@ -54,11 +54,13 @@ static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
   tess_topo_mode mode;
   if (want) TESS_CALL(tess_topo_mode_parse(want, &mode));
   tess_err e = tess_topo_load(NULL, &topo);
-  if (!e) {
+  /* More ranks than cores (CI): nothing to assign, run unbound below without a message. */
+  const int crowded = !e && !want && nlocal > tess_topo_ncores(topo);
+  if (!e && !crowded) {
     if (!want) mode = tess_topo_default_mode(topo, nlocal, use_cuda);
     e = tess_topo_assign(topo, mode, lrank, nlocal, NULL, 0, &share);
   }
-  const int roomy = !e && share.ncores >= share.ngpu + 2;
+  const int roomy = !e && !crowded && share.ncores >= share.ngpu + 2;
   if (!e && (roomy || want)) {
     char buf[16];
     if (opts->ncpu > 0) {

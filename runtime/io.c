@@ -1,30 +1,41 @@
-/* io.c — the synchronisation points users ask for: fill initial data (as CPU tasks, one per
- * piece), gather a component to rank 0, global statistics. Gather and statistics visit the
- * owned pieces of every local tile through
- * starpu_data_acquire_on_node, which brings a GPU tile's piece to host memory (and, for writes,
- * invalidates the GPU copy so the next task fetches it back).
+/* io.c — the synchronisation points users ask for: fill initial data, gather a component to
+ * rank 0, global statistics, the finite check. All of them visit the owned pieces of every
+ * local tile (or the one handle of a solo tile) through starpu_data_acquire_on_node, which
+ * brings a GPU tile's piece to host memory (and, for writes, invalidates the GPU copy so the
+ * next task fetches it back). snapshot.c and checkpoint.c use the same visit
+ * (tess_for_each_owned_view).
  */
 #include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "sim.h"
 
-/* A host view of one acquired piece: element (c, x, y, z) of the tile, for x, y, z in box. */
-typedef struct {
-  double *ptr;
-  size_t ldy, ldz;
-  int nc;
-  tess_box box;
-} piece_view;
+typedef tess_view piece_view;
 
 static inline double *view_at(const piece_view *v, int c, int x, int y, int z) {
   return v->ptr + (size_t)(x - v->box.lo[0]) + v->ldy * (size_t)((y - v->box.lo[1]) * v->nc + c) +
          v->ldz * (size_t)(z - v->box.lo[2]);
 }
 
-/* Every owned piece's handle of `field` on every local tile, in a fixed order. */
+/* The box of piece p, or for p = -1 (the whole handle of a solo tile) its owned cells. */
+static void owned_box(const tess_sim_t sim, int p, tess_box *b) {
+  if (p >= 0) {
+    tess_piece_box(sim->tn, sim->ghost, p, b);
+    return;
+  }
+  for (int i = 0; i < 3; i++) {
+    b->lo[i] = sim->ghost[i];
+    b->hi[i] = sim->ghost[i] + sim->tn[i];
+  }
+}
+
+/* Every owned piece's handle of `field` on every local tile, in a fixed order; piece -1 is
+ * the whole handle of a solo tile (its owned box: owned_box). */
 typedef tess_err (*handle_fn)(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
                               int nc, void *ctx);
 
@@ -32,11 +43,14 @@ static tess_err for_each_owned_handle(tess_sim_t sim, int field, handle_fn fn, v
   TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
   TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
   const tess_field *f = &sim->field[field];
-  for (int l = 0; l < sim->ntiles; l++)
+  for (int l = 0; l < sim->ntiles; l++) {
+    const tess_storage *st = &sim->tile[l].slot[f->slot];
+    if (st->whole) TESS_CALL(fn(sim, &sim->tile[l], -1, st->whole, f->nc, ctx));
     for (int p = 0; p < TESS_NPIECES; p++) {
       starpu_data_handle_t h = sim->tile[l].slot[f->slot].piece[p];
       if (h && tess_piece_owned(p)) TESS_CALL(fn(sim, &sim->tile[l], p, h, f->nc, ctx));
     }
+  }
   return TESS_OK;
 }
 
@@ -57,7 +71,10 @@ static tess_err visit_acquired(tess_sim_t sim, const tess_tile *t, int piece,
   TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, a->mode));
   const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
   piece_view v = {(double *)b->ptr, b->ldy, b->ldz, nc, {{0}, {0}}};
-  tess_piece_box(sim->tn, sim->ghost, piece, &v.box);
+  owned_box(sim, piece, &v.box);
+  if (piece < 0) /* the whole tile's view starts at the padded origin */
+    v.ptr += (size_t)v.box.lo[0] + v.ldy * (size_t)v.box.lo[1] * (size_t)nc +
+             v.ldz * (size_t)v.box.lo[2];
   a->fn(sim, t, &v, a->ctx);
   starpu_data_release_on_node(h, STARPU_MAIN_RAM);
   return TESS_OK;
@@ -69,6 +86,11 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
   return for_each_owned_handle(sim, field, visit_acquired, &a);
 }
 
+tess_err tess_for_each_owned_view(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
+                                  tess_view_fn fn, void *ctx) {
+  return for_each_owned_piece(sim, field, mode, fn, ctx);
+}
+
 /* Fill: value of component k at global cell g = fn(g, k, ctx) for every owned cell. */
 typedef struct {
   tess_init_fn fn;
@@ -76,8 +98,8 @@ typedef struct {
   long shift[3]; /* global index = padded tile coordinate + shift */
 } fill_ctx;
 
-static void fill_view(const fill_ctx *c, const piece_view *v) {
-  for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
+static void fill_rows(const fill_ctx *c, const piece_view *v, int z0, int z1) {
+  for (int z = z0; z < z1; z++)
     for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
       for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
         const long g[3] = {x + c->shift[0], y + c->shift[1], z + c->shift[2]};
@@ -86,60 +108,52 @@ static void fill_view(const fill_ctx *c, const piece_view *v) {
       }
 }
 
+typedef struct {
+  const fill_ctx *c;
+  const piece_view *v;
+  int z0, z1;
+} fill_part;
+
+static void *fill_thread(void *arg) {
+  const fill_part *p = arg;
+  fill_rows(p->c, p->v, p->z0, p->z1);
+  return NULL;
+}
+
+/* A 512^3 MHD state is 1.07 G values, most of them in one piece (or the one handle of a solo
+ * tile): minutes on one thread, so big views are filled by one thread per core, in z slabs. */
 static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
   fill_ctx c = *(fill_ctx *)arg;
   for (int i = 0; i < 3; i++)
     c.shift[i] = t->origin[i] - sim->ghost[i];
-  fill_view(&c, v);
+  const int nz = v->box.hi[2] - v->box.lo[2];
+  const long cells = (long)nz * (v->box.hi[1] - v->box.lo[1]) * (v->box.hi[0] - v->box.lo[0]);
+  long nt = sysconf(_SC_NPROCESSORS_ONLN);
+  if (nt > 64) nt = 64;
+  if (nt > nz) nt = nz;
+  if (cells < (1L << 20) || nt < 2) {
+    fill_rows(&c, v, v->box.lo[2], v->box.hi[2]);
+    return;
+  }
+  pthread_t th[64];
+  fill_part part[64];
+  int started = 0;
+  for (; started < nt; started++) {
+    part[started] = (fill_part){&c, v, v->box.lo[2] + (int)(nz * started / nt),
+                                v->box.lo[2] + (int)(nz * (started + 1) / nt)};
+    if (pthread_create(&th[started], NULL, fill_thread, &part[started])) break;
+  }
+  if (started < nt) /* no more threads: the rest on this one */
+    fill_rows(&c, v, v->box.lo[2] + (int)(nz * started / nt), v->box.hi[2]);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
 }
 
-/* One StarPU task per piece on the CPU workers: a 512^3 MHD state is 1.07 G values, minutes
- * on one thread. The piece is written on main RAM (W: nothing is fetched); a GPU tile's first
- * task then brings it home. */
-typedef struct {
-  fill_ctx c;
-  int nc;
-  tess_box box;
-} fill_arg;
-
-static void fill_task(void *buffers[], void *cl_arg) {
-  const fill_arg *a = cl_arg;
-  const piece_view v = {(double *)STARPU_BLOCK_GET_PTR(buffers[0]),
-                        STARPU_BLOCK_GET_LDY(buffers[0]), STARPU_BLOCK_GET_LDZ(buffers[0]), a->nc,
-                        a->box};
-  fill_view(&a->c, &v);
-}
-
-static struct starpu_codelet fill_cl = {
-    .cpu_funcs = {fill_task}, .nbuffers = 1, .modes = {STARPU_W}, .name = "fill"};
-
-static tess_err submit_fill(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
-                            int nc, void *ctx) {
-  fill_arg *arg = malloc(sizeof *arg);
-  TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a fill task");
-  arg->c = *(const fill_ctx *)ctx;
-  for (int i = 0; i < 3; i++)
-    arg->c.shift[i] = t->origin[i] - sim->ghost[i];
-  arg->nc = nc;
-  tess_piece_box(sim->tn, sim->ghost, piece, &arg->box);
-  struct starpu_task *task = starpu_task_create();
-  task->cl = &fill_cl;
-  task->cl_arg = arg;
-  task->cl_arg_size = sizeof *arg;
-  task->cl_arg_free = 1;
-  task->handles[0] = h;
-  TESS_STARPU_CALL(starpu_task_submit(task));
-  return TESS_OK;
-}
-
+/* The pieces are acquired on main RAM for writing (nothing is fetched); a GPU tile's first
+ * task then brings them home. */
 tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx) {
   fill_ctx c = {fn, ctx, {0, 0, 0}};
-  if (starpu_cpu_worker_get_count() == 0) { /* no CPU worker: fill on this thread */
-    TESS_CALL(for_each_owned_piece(sim, field, STARPU_W, fill_piece, &c));
-  } else {
-    TESS_CALL(for_each_owned_handle(sim, field, submit_fill, &c));
-    TESS_STARPU_CALL(starpu_task_wait_for_all());
-  }
+  TESS_CALL(for_each_owned_piece(sim, field, STARPU_W, fill_piece, &c));
   sim->field[field].halo_valid = 0;
   return TESS_OK;
 }
@@ -233,5 +247,64 @@ tess_err tess_sim_stats(tess_sim_t sim, int field, int comp, tess_stats *st) {
   st->sum = gsums[0];
   st->sumsq = gsums[1];
   st->count = gcount;
+  return TESS_OK;
+}
+
+/* ---- finite check ------------------------------------------------------------------------ */
+
+/* The first non-finite value of a rank, ordered by (field, global linear cell index,
+ * component): key = (field * ncells + cell) * nc_max + comp, so the smallest key over all ranks
+ * is the same cell whatever the decomposition. */
+typedef struct {
+  int field, nc_max;
+  long key, n[3];
+  double value;
+} finite_ctx;
+
+static void finite_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
+  finite_ctx *c = arg;
+  const long ncells = c->n[0] * c->n[1] * c->n[2];
+  for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
+    for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
+      for (int k = 0; k < v->nc; k++)
+        for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
+          const double u = *view_at(v, k, x, y, z);
+          if (isfinite(u)) continue;
+          const long g[3] = {t->origin[0] + x - sim->ghost[0], t->origin[1] + y - sim->ghost[1],
+                             t->origin[2] + z - sim->ghost[2]};
+          const long cell = g[0] + c->n[0] * (g[1] + c->n[1] * g[2]);
+          const long key = ((long)c->field * ncells + cell) * c->nc_max + k;
+          if (key < c->key) {
+            c->key = key;
+            c->value = u;
+          }
+        }
+}
+
+tess_err tess_sim_check_finite(tess_sim_t sim, int nfields, const int *fields, tess_nonfinite *nf) {
+  TESS_CHECK(nf, TESS_ERR_ARG, "tess_sim_check_finite needs a result struct");
+  TESS_CHECK(nfields <= 0 || fields, TESS_ERR_ARG, "tess_sim_check_finite: fields is NULL");
+  finite_ctx c = {0, 1, LONG_MAX, {sim->n[0], sim->n[1], sim->n[2]}, 0};
+  for (int f = 0; f < sim->nfields; f++)
+    if (sim->field[f].nc > c.nc_max) c.nc_max = sim->field[f].nc;
+  for (int i = 0; i < (nfields > 0 ? nfields : sim->nfields); i++) {
+    c.field = nfields > 0 ? fields[i] : i;
+    TESS_CALL(for_each_owned_piece(sim, c.field, STARPU_R, finite_piece, &c));
+  }
+  long key;
+  TESS_MPI_CALL(MPI_Allreduce(&c.key, &key, 1, MPI_LONG, MPI_MIN, sim->comm));
+  memset(nf, 0, sizeof *nf);
+  if (key == LONG_MAX) return TESS_OK;
+  /* The owner tells what it saw: 0 NaN, 1 +Inf, 2 -Inf. */
+  int kind = key != c.key ? -1 : isnan(c.value) ? 0 : c.value > 0 ? 1 : 2, gkind;
+  TESS_MPI_CALL(MPI_Allreduce(&kind, &gkind, 1, MPI_INT, MPI_MAX, sim->comm));
+  const long ncells = c.n[0] * c.n[1] * c.n[2], cell = (key / c.nc_max) % ncells;
+  nf->found = 1;
+  nf->field = (int)(key / c.nc_max / ncells);
+  nf->comp = (int)(key % c.nc_max);
+  nf->cell[0] = cell % c.n[0];
+  nf->cell[1] = (cell / c.n[0]) % c.n[1];
+  nf->cell[2] = cell / (c.n[0] * c.n[1]);
+  nf->value = gkind == 0 ? NAN : gkind == 1 ? INFINITY : -INFINITY;
   return TESS_OK;
 }

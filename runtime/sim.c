@@ -298,6 +298,12 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   TESS_CHECK(st->base, TESS_ERR_MEM,
              "cannot allocate %zu bytes for field slot %d on memory node %u", bytes, slot, t->node);
   const int X = sim->dim[0], Y = sim->dim[1];
+  if (t->solo) { /* one handle for the whole padded tile: [Z][Y][nc][X] as an X x Y*nc x Z block */
+    starpu_block_data_register(&st->whole, (int)t->node, (uintptr_t)st->base, (uint32_t)X,
+                               (uint32_t)(X * nc * Y), (uint32_t)X, (uint32_t)(Y * nc),
+                               (uint32_t)sim->dim[2], sizeof(double));
+    return TESS_OK;
+  }
   for (int p = 0; p < TESS_NPIECES; p++) {
     tess_box b;
     tess_piece_box(sim->tn, sim->ghost, p, &b);
@@ -339,9 +345,19 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                "kernel '%s' has no CUDA version, but the tiles are on GPUs (use device 'cpu')",
                k->name);
   }
-  for (int l = 0; l < sim->ntiles; l++)
+  /* A GPU tile that is its own neighbour in every direction (one rank, one tile) has no other
+   * device to wait for: segments would only multiply launches and task overhead, so it runs
+   * each stage as one whole-tile task after one halo-wrap task. CPU tiles keep their segments:
+   * they are what spreads one tile over several cores. TESS_SOLO=0 never, 1 also on CPUs
+   * (tests: the solo path checked against the segmented one without a GPU). */
+  const char *solo_env = getenv("TESS_SOLO");
+  const int alone = sim->G[0] * sim->G[1] * sim->G[2] == 1;
+  const int solo = alone && (solo_env ? !strcmp(solo_env, "1") : sim->tile[0].cuda);
+  for (int l = 0; l < sim->ntiles; l++) {
+    sim->tile[l].solo = solo;
     for (int f = 0; f < sim->nfields; f++)
       TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
+  }
 
   for (int i = 0; i < sim->nops; i++) {
     tess_op *op = sim->op[i];
@@ -375,15 +391,22 @@ void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]) {
 void tess_sim_describe(tess_sim_t sim) {
   if (sim->rank != 0) return;
   printf("grid %dx%dx%d on %d rank(s): process grid %dx%dx%d%s, %d tile(s) per rank (%dx%dx%d) "
-         "of %dx%dx%d cells on %s, ghost width %d, %s mode\n",
+         "of %dx%dx%d cells on %s, ghost width %d, %s mode%s\n",
          sim->n[0], sim->n[1], sim->n[2], sim->nranks, sim->P[0], sim->P[1], sim->P[2],
          tess_decomp_is_pow2(sim->P) ? " (Morton order)" : "", sim->ntiles, sim->T[0], sim->T[1],
          sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->tile[0].cuda ? "CUDA" : "CPU",
-         sim->ghost[0], tess_mode_name(sim->mode));
+         sim->ghost[0], tess_mode_name(sim->mode),
+         sim->tile[0].solo ? " (solo tile: whole-tile tasks, nothing to overlap)" : "");
 }
 
 double tess_sim_time(tess_sim_t sim) { return sim->time; }
 long tess_sim_step(tess_sim_t sim) { return sim->step; }
+const char *tess_sim_field_name(tess_sim_t sim, int field) {
+  return field >= 0 && field < sim->nfields ? sim->field[field].name : "?";
+}
+int tess_sim_field_ncomp(tess_sim_t sim, int field) {
+  return field >= 0 && field < sim->nfields ? sim->field[field].nc : 0;
+}
 
 void tess_sim_destroy(tess_sim_t *psim) {
   if (!psim || !*psim) return;
@@ -399,6 +422,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
       tess_storage *st = &t->slot[f];
       for (int p = 0; p < TESS_NPIECES; p++)
         if (st->piece[p]) starpu_data_unregister(st->piece[p]);
+      if (st->whole) starpu_data_unregister(st->whole);
       if (!st->base) continue;
       if (t->node == STARPU_MAIN_RAM)
         starpu_free(st->base);

@@ -46,7 +46,8 @@ typedef struct {
 
 typedef struct {
   double *base;                             /* on the tile's memory node */
-  starpu_data_handle_t piece[TESS_NPIECES]; /* NULL for empty pieces */
+  starpu_data_handle_t whole;               /* solo tiles: the one handle of the tile */
+  starpu_data_handle_t piece[TESS_NPIECES]; /* NULL for empty pieces (all NULL when solo) */
   starpu_data_handle_t sendbuf[TESS_NDIRS]; /* created on first use */
   starpu_data_handle_t recvbuf[TESS_NDIRS];
 } tess_storage;
@@ -57,6 +58,7 @@ typedef struct {
   long origin[3];    /* global index of the first owned cell */
   unsigned node;     /* StarPU memory node of the storage */
   int cuda;          /* 1: runs on a GPU */
+  int solo;          /* its own neighbour in every direction, on a GPU: whole-tile tasks */
   uint32_t *workers; /* bitmap of the workers allowed to run this tile's tasks */
   unsigned workers_len;
   tess_storage slot[TESS_MAX_FIELDS];
@@ -105,6 +107,22 @@ struct tess_sim_s {
   size_t log_len, log_cap;
   tess_delay delay;
 };
+
+/* io.c: a host view of the owned cells of one piece (or of a solo tile): element (c, x, y, z)
+ * of the tile, for x, y, z in box (padded tile coordinates), at
+ * ptr + (x - box.lo[0]) + ldy ((y - box.lo[1]) nc + c) + ldz (z - box.lo[2]). */
+typedef struct {
+  double *ptr;
+  size_t ldy, ldz;
+  int nc;
+  tess_box box;
+} tess_view;
+typedef void (*tess_view_fn)(const tess_sim_t sim, const tess_tile *t, const tess_view *v,
+                             void *ctx);
+/* Calls fn on a host view of every owned piece of `field` of every local tile, each acquired
+ * on main RAM in `mode` for the time of the call. Synchronous. */
+tess_err tess_for_each_owned_view(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
+                                  tess_view_fn fn, void *ctx);
 
 /* init.c */
 int tess_cuda_devids(int devs[STARPU_NMAXWORKERS]);

@@ -213,19 +213,28 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
   const tess_stage *st = &op->stage;
   for (int l = 0; l < sim->ntiles; l++) {
     const tess_tile *tile = &sim->tile[l];
-    for (int p = 0; p < TESS_NPIECES; p++) {
-      int a[3];
-      tess_piece_coord(p, a);
-      if (!tess_piece_owned(p)) continue;
-      const tess_storage *out0 = &tile->slot[sim->field[st->out[0]].slot];
-      if (!out0->piece[p]) continue;
+    /* p = -1: a solo tile's whole owned region in one task on its whole handles */
+    for (int p = tile->solo ? -1 : 0; p < (tile->solo ? 0 : TESS_NPIECES); p++) {
+      int a[3] = {2, 2, 2};
+      if (p >= 0) {
+        tess_piece_coord(p, a);
+        if (!tess_piece_owned(p)) continue;
+        const tess_storage *out0 = &tile->slot[sim->field[st->out[0]].slot];
+        if (!out0->piece[p]) continue;
+      }
 
       stage_arg *arg = malloc(sizeof *arg + st->params_size);
       TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a task argument");
       memset(arg, 0, sizeof *arg);
       tess_region *r = &arg->r;
       tess_box b;
-      tess_piece_box(sim->tn, sim->ghost, p, &b);
+      if (p >= 0)
+        tess_piece_box(sim->tn, sim->ghost, p, &b);
+      else
+        for (int i = 0; i < 3; i++) {
+          b.lo[i] = sim->ghost[i];
+          b.hi[i] = sim->ghost[i] + sim->tn[i];
+        }
       for (int i = 0; i < 3; i++) {
         r->lo[i] = b.lo[i];
         r->hi[i] = b.hi[i];
@@ -259,16 +268,27 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
         const tess_storage *s = &tile->slot[f->slot];
         r->out[k] = s->base;
         r->out_nc[k] = f->nc;
-        tess_task_spec_add(&spec, s->piece[p], (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
+        if (p < 0) /* RW: the whole handle also holds halos this task leaves alone */
+          tess_task_spec_add(&spec, s->whole, STARPU_RW);
+        else
+          tess_task_spec_add(&spec, s->piece[p], (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
       }
-      arg->expect0 = (uintptr_t)(r->out[0] + TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0], 0,
-                                                      b.lo[0], b.lo[1], b.lo[2]));
+      arg->expect0 = p < 0
+                         ? (uintptr_t)r->out[0]
+                         : (uintptr_t)(r->out[0] + TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0],
+                                                            0, b.lo[0], b.lo[1], b.lo[2]));
       for (int k = 0; k < st->nin; k++) {
         const tess_field *f = &sim->field[st->in[k]];
         const tess_storage *s = &tile->slot[f->slot];
         r->in[k] = s->base;
         r->in_nc[k] = f->nc;
-        tess_task_spec_add_pieces(&spec, s, &op->reads[p], STARPU_R);
+        int dup = 0; /* an input that is also an output is already in, RW */
+        for (int j = 0; j < st->nout && p < 0; j++)
+          dup |= st->out[j] == st->in[k];
+        if (p < 0 && !dup)
+          tess_task_spec_add(&spec, s->whole, STARPU_R);
+        else if (p >= 0)
+          tess_task_spec_add_pieces(&spec, s, &op->reads[p], STARPU_R);
       }
       TESS_CALL(tess_task_submit(sim, &spec));
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh — the README's demo command: set up, build, and run the main demo on the CPU under
 # mpirun: Cahn-Hilliard spinodal decomposition and coarsening in 2D on NP ranks (default 2).
-# PNG images of u and a VTK snapshot land in ch-out/. Extra arguments go to the app.
+# PNG images of u and VTKHDF snapshots (ParaView) land in ch-out/. Extra arguments go to the app.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -13,4 +13,4 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 STARPU_SILENT=1 "$build/apps/cahn_hilliard/tess-ch" --grid 8,8,1 --steps 0 >/dev/null
 exec mpirun --oversubscribe -np "$np" "$build/apps/cahn_hilliard/tess-ch" \
   --grid 192,192,1 --variant fused --cfl 0.9 --steps 4000 --every 500 \
-  --png-every 1000 --vtk-every 4000 --out ch-out "$@"
+  --snapshot-every 1000 --out ch-out "$@"

@@ -15,7 +15,7 @@ ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi -L
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 export PMIX_MCA_pcompress_base_silence_warning=1
-t() { "$@" 2>&1 | tee -a "$out/runs.log" | grep -E "time per step|check:|process grid|error" ; }
+t() { "$@" 2>&1 | tee -a "$out/runs.log" | grep -E "^median|time per step|check:|process grid|error|restarted" ; }
 one_rank_per_gpu() { mpirun -np 2 bash -c 'STARPU_NCUDA=1 STARPU_WORKERS_CUDAID=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' "$@"; }
 
 log "ceilings: $($B/bench/copy_bw 1024 | tr '\n' ';')"
@@ -47,14 +47,36 @@ if [ "$what" = mhd ]; then
   for n in 128 256 512; do
     steps=$(( n > 256 ? 30 : 100 ))
     log "MHD ${n}^3 random IC, dt 2^-23, 1 GPU"
-    STARPU_NCUDA=1 t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --steps $steps
+    STARPU_NCUDA=1 t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --steps $steps
   done
   if [ "$ngpu" -ge 2 ]; then for mode in overlap bulk; do
     log "MHD 512^3, 1 rank x 2 GPUs, $mode"
-    t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
+    t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
     log "MHD 512^3, 2 ranks (hwloc: one per GPU), $mode"
-    t mpirun -np 2 $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
+    t mpirun -np 2 $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid 512,512,512 --every 0 --steps 30 --mode $mode
   done; fi
+  exit 0
+fi
+if [ "$what" = solo ]; then
+  # One rank, one tile on a GPU: whole-tile tasks (sim.c). Correctness first, then timings
+  # against the segmented graph (TESS_SOLO=0) on the same GPU.
+  A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 20 --every 0"
+  log "MHD one RK3 step, solo tile on the GPU vs the serial CPU model (ulps)"
+  STARPU_NCUDA=1 $mhdref --device cuda --grid 32,32,32 --tiles 1 2>&1 | tail -1 | tee -a "$out/summary.txt"
+  rm -rf /tmp/gout
+  STARPU_NCUDA=1 t $mhd --device cuda $A --dump /tmp/g.bin --out /tmp/gout --checkpoint-every 10
+  STARPU_NCPU=4 t $mhd --device cpu --tiles 2 $A --dump /tmp/c.bin
+  log "$(cmp /tmp/g.bin /tmp/c.bin && echo identical) [mhd 20 steps: GPU solo vs CPU 2 tiles]"
+  t mpirun -np 2 $mhd --device cpu $A --restart /tmp/gout/tess-mhd_00000010.h5 --dump /tmp/r.bin --out /tmp/rout
+  log "$(cmp /tmp/g.bin /tmp/r.bin && echo identical) [mhd: GPU run vs CPU 2 ranks restarted from the GPU's step-10 checkpoint]"
+  STARPU_NCUDA=1 t $heat --device cuda --grid 64,64,64 --order 6 --steps 50 --dump /tmp/hg.bin
+  STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 50 --tiles 4 --dump /tmp/hc.bin
+  log "$($cmpx /tmp/hc.bin /tmp/hg.bin) [heat 64^3 order 6: GPU solo vs CPU 4 tiles]"
+  for n in 128 256 512; do for solo in 1 0; do
+    steps=$(( n > 256 ? 40 : 100 ))
+    log "MHD ${n}^3 random IC, 1 GPU, TESS_SOLO=$solo"
+    TESS_SOLO=$solo STARPU_NCUDA=1 t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $((steps + 10))
+  done; done
   exit 0
 fi
 if [ "$what" = scale ]; then
@@ -63,10 +85,10 @@ if [ "$what" = scale ]; then
     [ "$g" -gt "$ngpu" ] && break
     for mode in overlap bulk; do
       log "MHD 256^3, 1 rank x $g GPU(s), $mode"
-      STARPU_NCUDA=$g t $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
+      STARPU_NCUDA=$g t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
       if [ "$g" -gt 1 ]; then
         log "MHD 256^3, $g ranks x 1 GPU, $mode"
-        t mpirun -np $g $mhd --device cuda --set ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
+        t mpirun -np $g $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid 256,256,256 --every 0 --steps 40 --mode $mode
       fi
     done
   done

@@ -26,7 +26,9 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 pkgs=(build-essential cmake pkg-config dpkg-dev ca-certificates
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
       libpng-dev libinih-dev clang-format
-      vite xvfb xauth python3-matplotlib librsvg2-bin)
+      clang libclang-rt-dev  # the config fuzzer (libFuzzer; only a Recommends of clang-14)
+      vite xvfb xauth python3-matplotlib librsvg2-bin
+      libhdf5-openmpi-dev python3-h5py python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
-# ch_checks.sh CH CHECK — physics checks of the Cahn-Hilliard app, one per CHECK:
+# ch_checks.sh CH CHECK [MPIEXEC] — checks of the Cahn-Hilliard app, one per CHECK:
 #   mass     total mass conserved to 1e-12 relative over 1000 steps (both variants, both schemes)
 #   energy   discrete free energy non-increasing at every progress line (stable dt)
 #   growth   a small cosine mode grows at sigma = M lambda (B - K lambda), lambda the discrete
 #            Laplacian's symbol: measured rate within 1% (both schemes)
 #   fused    composed and fused variants give bitwise identical fields (the fused kernel does
 #            the same arithmetic in one pass), 2D and 3D
+#   restart  2 ranks run 40 steps with a checkpoint every 10; 3 ranks x 2 tiles restarted from
+#            the one of step 20 end with bitwise the same field (--dump) (needs MPIEXEC)
+#   snapshot the VTKHDF snapshot of the last step, read back with h5py (/usr/bin/python3), holds
+#            bitwise the --dump of that step, with its step attribute; the PNG beside it exists
+#            (needs MPIEXEC; 77: h5py or numpy missing)
 set -u
-ch=$1 check=$2
+ch=$1 check=$2 mpiexec=${3:-}
 fail=0
 run() { timeout 300 "$ch" "$@" 2>&1; }
 case $check in
 mass)
   for v in composed fused; do for s in euler heun; do
     out=$(run --grid 64,64,1 --u0 0.2 --noise 0.1 --steps 1000 --every 1000 --variant $v --scheme $s)
-    rel=$(printf '%s\n' "$out" | awk '/^step/ {m[n++] = $6} END {d = m[n-1] - m[0]; if (d < 0) d = -d; printf "%.3e", d / (m[0] < 0 ? -m[0] : m[0])}')
-    echo "$v/$s: mass $(printf '%s\n' "$out" | awk '/^step/ {printf "%s ", $6}') relative change $rel"
+    rel=$(printf '%s\n' "$out" | awk '/^step +[0-9]/ {m[n++] = $6} END {d = m[n-1] - m[0]; if (d < 0) d = -d; printf "%.3e", d / (m[0] < 0 ? -m[0] : m[0])}')
+    echo "$v/$s: mass $(printf '%s\n' "$out" | awk '/^step +[0-9]/ {printf "%s ", $6}') relative change $rel"
     awk -v r="$rel" 'BEGIN { exit !(r <= 1e-12) }' || { echo "FAIL: $v/$s mass drift $rel > 1e-12"; fail=1; }
   done; done ;;
 energy)
   for v in composed fused; do
     out=$(run --grid 64,64,1 --noise 0.1 --steps 600 --every 20 --variant $v --scheme heun)
-    printf '%s\n' "$out" | awk '/^step/ {print "  F =", $8}' | head -3
-    printf '%s\n' "$out" | awk -v v=$v '/^step/ { F = $8 + 0; if (n == 0) first = F; if (n++ && F > prev + 1e-12 * (prev < 0 ? -prev : prev)) { printf "FAIL: %s energy rose from %.12e to %.12e at step %s\n", v, prev, F, $2; bad = 1 } prev = F }
+    printf '%s\n' "$out" | awk '/^step +[0-9]/ {print "  F =", $8}' | head -3
+    printf '%s\n' "$out" | awk -v v=$v '/^step +[0-9]/ { F = $8 + 0; if (n == 0) first = F; if (n++ && F > prev + 1e-12 * (prev < 0 ? -prev : prev)) { printf "FAIL: %s energy rose from %.12e to %.12e at step %s\n", v, prev, F, $2; bad = 1 } prev = F }
       END { if (!bad) printf "%s: free energy non-increasing over %d progress lines (%.6e -> %.6e)\n", v, n, first, prev; exit bad }' || fail=1
   done ;;
 growth)
@@ -41,6 +46,37 @@ fused)
     if cmp -s "$d/c.bin" "$d/f.bin" && [ -s "$d/c.bin" ]; then echo "$g $s: composed == fused (bitwise)"
     else echo "FAIL: $g $s: composed and fused differ"; fail=1; fi
   done; done ;;
+restart)
+  d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+  args=(--grid 48,48,1 --steps 40 --scheme heun --every 10)
+  timeout 300 "$mpiexec" --oversubscribe -np 2 "$ch" "${args[@]}" --checkpoint-every 10 \
+    --checkpoint-keep 10 --out "$d/a" --dump "$d/a.bin" > "$d/a.log" 2>&1 || { cat "$d/a.log"; echo "FAIL: first run"; exit 1; }
+  ls "$d/a"
+  timeout 300 "$mpiexec" --oversubscribe -np 3 "$ch" "${args[@]}" --tiles 2 \
+    --restart "$d/a/tess-ch_00000020.h5" --out "$d/b" --dump "$d/b.bin" > "$d/b.log" 2>&1 || { cat "$d/b.log"; echo "FAIL: restarted run"; exit 1; }
+  grep -h '^step  *[0-9]\|^restarted' "$d/a.log" "$d/b.log"
+  grep -q '^restarted from .* at step 20' "$d/b.log" || { echo "FAIL: no restart at step 20"; fail=1; }
+  if cmp -s "$d/a.bin" "$d/b.bin" && [ -s "$d/a.bin" ]; then echo "restart at step 20 on 3 ranks == uninterrupted 2-rank run (bitwise)"
+  else echo "FAIL: restarted run differs from the uninterrupted one"; fail=1; fi ;;
+snapshot)
+  /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null || { echo "skip: /usr/bin/python3 lacks h5py or numpy"; exit 77; }
+  d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+  timeout 300 "$mpiexec" --oversubscribe -np 2 "$ch" --grid 12,10,8 --steps 10 --snapshot-every 5 \
+    --out "$d" --dump "$d/u.bin" > "$d/log" 2>&1 || { cat "$d/log"; echo "FAIL: run"; exit 1; }
+  ls "$d"
+  [ -s "$d/u_00000010.png" ] || { echo "FAIL: no PNG at step 10"; fail=1; }
+  /usr/bin/python3 - "$d" <<'EOF' || fail=1
+import sys, h5py, numpy as np
+d = sys.argv[1]
+u = np.fromfile(f"{d}/u.bin", dtype=np.float64).reshape(8, 10, 12)  # [nz][ny][nx]
+with h5py.File(f"{d}/tess-ch_00000010.vtkhdf", "r") as f:
+    s = f["VTKHDF/PointData/u"][...]
+    step = int(f["Tessera"].attrs["step"])
+ok = s.dtype == np.float64 and s.shape == u.shape and np.array_equal(s.view(np.uint64), u.view(np.uint64))
+print(f"snapshot u {s.shape} {s.dtype} at step {step}: {'bitwise equal to' if ok else 'DIFFERS from'} the dump")
+sys.exit(0 if ok and step == 10 else 1)
+EOF
+  ;;
 *) echo "unknown check $check"; exit 2 ;;
 esac
 exit $fail

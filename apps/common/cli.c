@@ -2,39 +2,10 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int tess_cli_ints(const char *prog, const char *opt, const char *s, int *v, int n) {
-  const char *p = s;
-  char *end;
-  for (int i = 0; i < n; i++) {
-    errno = 0;
-    const long x = strtol(p, &end, 10);
-    if (end == p || errno || x < -1000000000L || x > 1000000000L) break;
-    v[i] = (int)x;
-    if (i == n - 1 && *end == '\0') return 0;
-    if (*end != ',') break;
-    p = end + 1;
-  }
-  fprintf(stderr, "%s: %s expects %d comma-separated integer%s, got '%s'\n", prog, opt, n,
-          n > 1 ? "s" : "", s);
-  return -1;
-}
-
-int tess_cli_double(const char *prog, const char *opt, const char *s, double *v) {
-  char *end;
-  errno = 0;
-  *v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(*v)) {
-    fprintf(stderr, "%s: %s expects a number, got '%s'\n", prog, opt, s);
-    return -1;
-  }
-  return 0;
-}
 
 int tess_cli_write_raw(const char *prog, const char *path, const double *v, size_t count) {
   char tmp[4096];

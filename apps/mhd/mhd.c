@@ -1,304 +1,120 @@
 /* mhd.c — Astaroth's non-ideal compressible MHD (8 fields, 6th order, RK3) on Tessera.
  *
  * Physics and numerics live in codelets/mhd.{h,c} (the kernel) and mhd_program.{h,c} (the
- * three RK3 substeps and the initial conditions); this file is the user's side: parameters
- * from a key = value file like Astaroth's astaroth.conf (apps/mhd/mhd.conf documents every
- * key) with command-line overrides, the time step fixed or CFL-limited, progress lines and
- * VTK snapshots. Diagnostics gather the fields to rank 0: --every 0 skips them (benchmarks).
+ * three RK3 substeps and the initial conditions); this file is the user's side: the physical
+ * parameters as settings ([physics], [init], [run] next to the common ones of app.h;
+ * apps/mhd/mhd.conf documents them, like Astaroth's astaroth.conf), the time step fixed or
+ * CFL-limited, and the progress lines. Diagnostics gather the fields to rank 0: --every 0
+ * skips them (benchmarks).
  *
- *   tess-mhd --config apps/mhd/mhd.conf --set ic=sound --set nx=64 --steps 200 --every 20
+ *   tess-mhd --config apps/mhd/mhd.conf --set init.ic=sound --grid 64,64,64 --steps 200
  */
-#include <getopt.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "app.h"
 #include "mhd_program.h"
 #include "tessera.h"
-#include "vtk.h"
 
 #define PROG "tess-mhd"
 
 typedef struct {
-  int n[3], steps, every, vtk_every, tiles, procs[3], warmup;
   double h[3], dt, cdt, cdtv;
-  char ic[16], mode[16], device[16], out[512], dump[512], trace[512];
+  int cfl_every;
+  char ic[16];
+  long seed;
   tess_mhd_params p;
-  tess_mhd_ic ic_opts; /* seed, amp, mode, backgrounds */
+  tess_mhd_ic ic_opts; /* amp, mode, backgrounds */
+  const int *n;        /* the grid (app settings) */
 } mhd_opts;
 
-/* ---- the key table: one entry per configurable value, used by the file and --set ---------- */
-typedef enum { K_INT, K_DOUBLE, K_STR, K_ULONG } key_type;
-typedef struct {
-  const char *key;
-  key_type type;
-  size_t offset, size;
-  const char *help;
-} key_def;
+#define DBL(k, var, fl, h, ...)                                                                    \
+  { .key = k, .type = TESS_OPT_DOUBLE, .ptr = &o->var, .flag = fl, .help = h, __VA_ARGS__ }
+#define POS    .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
+#define NONNEG .min = 0, .max = HUGE_VAL
 
-#define KD(k, t, field, help)                                                                      \
-  { k, t, offsetof(mhd_opts, field), sizeof(((mhd_opts *)0)->field), help }
-static const key_def keys[] = {
-    KD("nx", K_INT, n[0], "cells along x"),
-    KD("ny", K_INT, n[1], "cells along y"),
-    KD("nz", K_INT, n[2], "cells along z (1: 2D)"),
-    KD("dsx", K_DOUBLE, h[0], "spacing along x"),
-    KD("dsy", K_DOUBLE, h[1], "spacing along y"),
-    KD("dsz", K_DOUBLE, h[2], "spacing along z"),
-    KD("nu", K_DOUBLE, p.nu, "kinematic viscosity"),
-    KD("zeta", K_DOUBLE, p.zeta, "bulk viscosity"),
-    KD("eta", K_DOUBLE, p.eta, "magnetic diffusivity"),
-    KD("mu0", K_DOUBLE, p.mu0, "vacuum permeability"),
-    KD("cs0", K_DOUBLE, p.cs0, "sound speed"),
-    KD("cp", K_DOUBLE, p.cp, "heat capacity"),
-    KD("gamma", K_DOUBLE, p.gamma, "adiabatic index"),
-    KD("lnT0", K_DOUBLE, p.lnT0, "reference ln T"),
-    KD("lnrho0", K_DOUBLE, p.lnrho0, "reference ln rho"),
-    KD("K", K_DOUBLE, p.K, "heat conductivity"),
-    KD("heating", K_DOUBLE, p.heating, "net heating H - C"),
-    KD("bx_ext", K_DOUBLE, p.B_ext[0], "imposed field x"),
-    KD("by_ext", K_DOUBLE, p.B_ext[1], "imposed field y"),
-    KD("bz_ext", K_DOUBLE, p.B_ext[2], "imposed field z"),
-    KD("force_amp", K_DOUBLE, p.force_amp, "Kolmogorov forcing amplitude"),
-    KD("force_k", K_INT, p.force_k, "forcing wave number"),
-    KD("ic", K_STR, ic, "initial condition: random, sound, alfven, abc"),
-    KD("seed", K_ULONG, ic_opts.seed, "random IC seed"),
-    KD("amp", K_DOUBLE, ic_opts.amp, "wave amplitude"),
-    KD("ic_mode", K_INT, ic_opts.mode, "wave periods across the box"),
-    KD("lnrho_bg", K_DOUBLE, ic_opts.lnrho_bg, "background ln rho"),
-    KD("ss_bg", K_DOUBLE, ic_opts.ss_bg, "background entropy"),
-    KD("dt", K_DOUBLE, dt, "fixed time step (0: CFL-limited)"),
-    KD("cdt", K_DOUBLE, cdt, "advective Courant factor"),
-    KD("cdtv", K_DOUBLE, cdtv, "diffusive Courant factor"),
-    KD("steps", K_INT, steps, "time steps"),
-    KD("every", K_INT, every, "progress line every N steps (0: none)"),
-    KD("vtk_every", K_INT, vtk_every, "VTK snapshot every N steps (0: none)"),
-    KD("warmup", K_INT, warmup, "untimed steps before the timed ones (benchmarks)"),
-    KD("out", K_STR, out, "output directory"),
-    KD("tiles", K_INT, tiles, "tiles per rank"),
-    KD("mode", K_STR, mode, "overlap or bulk"),
-    KD("device", K_STR, device, "cpu, cuda or auto"),
-};
-#define NKEYS (sizeof keys / sizeof keys[0])
-
-/* Returns 1 on success, 0 with a message in err naming the key, the value and what is allowed. */
-static int parse_key(mhd_opts *o, const char *key, const char *value, char *err, size_t errlen) {
-  for (size_t i = 0; i < NKEYS; i++) {
-    if (strcmp(keys[i].key, key)) continue;
-    char *dst = (char *)o + keys[i].offset, *end;
-    switch (keys[i].type) {
-    case K_INT: {
-      const long v = strtol(value, &end, 10);
-      if (end == value || *end || v < -1000000000L || v > 1000000000L) break;
-      *(int *)dst = (int)v;
-      return 1;
-    }
-    case K_ULONG: {
-      const unsigned long v = strtoul(value, &end, 10);
-      if (end == value || *end) break;
-      *(unsigned long *)dst = v;
-      return 1;
-    }
-    case K_DOUBLE: {
-      const double v = strtod(value, &end);
-      if (end == value || *end || !isfinite(v)) break;
-      *(double *)dst = v;
-      return 1;
-    }
-    case K_STR:
-      if (strlen(value) >= keys[i].size) break;
-      strcpy(dst, value);
-      return 1;
-    }
-    snprintf(err, errlen, "malformed value '%s' for '%s' (%s)", value, key, keys[i].help);
-    return 0;
-  }
-  snprintf(err, errlen, "unknown key '%s' (see --help for the keys)", key);
-  return 0;
-}
-
-/* parse_key for the command line: prints "tess-mhd: <where>: <message>". */
-static int set_key(mhd_opts *o, const char *key, const char *value, const char *where) {
-  char err[512];
-  if (parse_key(o, key, value, err, sizeof err)) return 1;
-  fprintf(stderr, PROG ": %s: %s\n", where, err);
-  return 0;
-}
-
-typedef struct {
-  mhd_opts *o;
-  char err[512]; /* the first error; ini_parse reports its line */
-} file_ctx;
-
-/* libinih handler. '#' starts a comment anywhere (Debian's libinih only strips ';' inline). */
-static int on_ini_key(void *user, const char *section, const char *name, const char *value) {
-  file_ctx *c = user;
-  char v[512];
-  snprintf(v, sizeof v, "%s", value);
-  char *hash = strchr(v, '#');
-  if (hash) *hash = 0;
-  for (size_t n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
-    v[n - 1] = 0;
-  char err[512];
-  int ok = 1;
-  if (*section) {
-    snprintf(err, sizeof err, "section [%s]: sections are not used; write key = value lines",
-             section);
-    ok = 0;
-  } else {
-    ok = parse_key(c->o, name, v, err, sizeof err);
-  }
-  if (!ok && !c->err[0]) snprintf(c->err, sizeof c->err, "%s", err);
-  return ok;
-}
-
-static void usage(FILE *to) {
-  fprintf(to, "usage: " PROG " [--config FILE] [--set key=value ...] [options]\n"
-              "  --config FILE    key = value lines ('#' comments), e.g. apps/mhd/mhd.conf\n"
-              "  --set key=value  override one key (after the file; repeatable)\n"
-              "  --grid NX,NY,NZ --steps N --every N --vtk-every N --out DIR --dt DT\n"
-              "  --tiles T --procs PX,PY,PZ --mode overlap|bulk --device cpu|cuda|auto\n"
-              "  --dump FILE      final state, raw float64, 8 components one after the other\n"
-              "  --trace DIR      StarPU FxT trace merged into DIR\nkeys:\n");
-  for (size_t i = 0; i < NKEYS; i++)
-    fprintf(to, "  %-10s %s\n", keys[i].key, keys[i].help);
+/* The app's settings; pointers into *o, so o must outlive the configuration. */
+static size_t mhd_settings(mhd_opts *o, tess_opt *t) {
+  const tess_opt opts[] = {
+      {.key = "grid.spacing",
+       .type = TESS_OPT_DOUBLES3,
+       .ptr = o->h,
+       .flag = "spacing",
+       .help = "cell size dx,dy,dz (Astaroth: 2 pi / 128)",
+       POS},
+      DBL("physics.nu", p.nu, NULL, "kinematic viscosity", NONNEG),
+      DBL("physics.zeta", p.zeta, NULL, "bulk viscosity", NONNEG),
+      DBL("physics.eta", p.eta, NULL, "magnetic diffusivity", NONNEG),
+      DBL("physics.mu0", p.mu0, NULL, "vacuum permeability", POS),
+      DBL("physics.cs0", p.cs0, NULL, "sound speed at s = 0, ln rho = lnrho0", POS),
+      DBL("physics.cp", p.cp, NULL, "heat capacity at constant pressure", POS),
+      DBL("physics.gamma", p.gamma, NULL, "adiabatic index cp/cv", .min = 1, .max = HUGE_VAL),
+      DBL("physics.lnt0", p.lnT0, NULL, "ln T at s = 0, ln rho = lnrho0"),
+      DBL("physics.lnrho0", p.lnrho0, NULL, "reference ln rho of the equation of state"),
+      DBL("physics.conductivity", p.K, NULL, "heat conductivity of div(K grad T)", NONNEG),
+      DBL("physics.heating", p.heating, NULL, "net heating H - C per unit volume"),
+      {.key = "physics.b_ext",
+       .type = TESS_OPT_DOUBLES3,
+       .ptr = o->p.B_ext,
+       .help = "imposed uniform field (B = curl A + B_ext)"},
+      DBL("physics.force_amp", p.force_amp, NULL, "Kolmogorov forcing amplitude (0: off)", NONNEG),
+      {.key = "physics.force_k",
+       .type = TESS_OPT_INT,
+       .ptr = &o->p.force_k,
+       .help = "forcing wave number (periods across x)",
+       .min = 1,
+       .max = 1 << 20},
+      {.key = "init.ic",
+       .type = TESS_OPT_STRING,
+       .ptr = o->ic,
+       .size = sizeof o->ic,
+       .help = "initial condition",
+       .choices = "random|sound|alfven|abc"},
+      {.key = "init.seed",
+       .type = TESS_OPT_LONG,
+       .ptr = &o->seed,
+       .help = "random IC seed",
+       .min = 0,
+       .max = 9.2e18},
+      DBL("init.amp", ic_opts.amp, NULL, "wave amplitude"),
+      {.key = "init.mode",
+       .type = TESS_OPT_INT,
+       .ptr = &o->ic_opts.mode,
+       .help = "wave periods across the box",
+       .min = 1,
+       .max = 1 << 20},
+      DBL("init.lnrho_bg", ic_opts.lnrho_bg, NULL, "background ln rho"),
+      DBL("init.ss_bg", ic_opts.ss_bg, NULL, "background entropy"),
+      DBL("run.dt", dt, "dt", "fixed time step (0: CFL-limited)", NONNEG),
+      DBL("run.cdt", cdt, NULL, "advective Courant factor", POS),
+      DBL("run.cdtv", cdtv, NULL, "diffusive Courant factor", POS),
+      {.key = "run.cfl_every",
+       .type = TESS_OPT_INT,
+       .ptr = &o->cfl_every,
+       .help = "CFL time step recomputed every N steps",
+       .min = 1,
+       .max = 1e9},
+  };
+  memcpy(t, opts, sizeof opts);
+  return sizeof opts / sizeof opts[0];
 }
 
 static void defaults(mhd_opts *o) {
   memset(o, 0, sizeof *o);
   const tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
   o->p = p;
-  for (int i = 0; i < 3; i++) {
-    o->n[i] = 64;
+  for (int i = 0; i < 3; i++)
     o->h[i] = 2 * 3.14159265358979323846 / 128; /* Astaroth's dsx = 0.0490873852 */
-  }
-  o->steps = 100;
-  o->every = 10;
   o->cdt = TESS_MHD_CDT;
   o->cdtv = TESS_MHD_CDTV;
+  o->cfl_every = 10;
   strcpy(o->ic, "sound");
-  strcpy(o->mode, "overlap");
-  strcpy(o->device, "cpu");
-  strcpy(o->out, "mhd-out");
-  o->ic_opts.seed = 1;
+  o->seed = 1;
   o->ic_opts.amp = 1e-3;
   o->ic_opts.mode = 1;
   o->ic_opts.lnrho_bg = o->p.lnrho0;
-}
-
-/* 0: run, 1: --help, -1: bad input (message printed). Options are applied in order, so the
- * command line overrides the file. */
-static int parse_args(int argc, char **argv, mhd_opts *o) {
-  defaults(o);
-  static const struct option lo[] = {
-      {"config", 1, 0, 'c'}, {"set", 1, 0, 'S'},       {"grid", 1, 0, 'g'}, {"steps", 1, 0, 's'},
-      {"every", 1, 0, 'e'},  {"vtk-every", 1, 0, 'v'}, {"out", 1, 0, 'o'},  {"dt", 1, 0, 't'},
-      {"tiles", 1, 0, 'T'},  {"procs", 1, 0, 'p'},     {"mode", 1, 0, 'm'}, {"device", 1, 0, 'd'},
-      {"dump", 1, 0, 'D'},   {"trace", 1, 0, 'R'},     {"help", 0, 0, 'h'}, {"warmup", 1, 0, 'W'},
-      {0, 0, 0, 0}};
-  int c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-    int ok = 1;
-    switch (c) {
-    case 'c': {
-      file_ctx fc = {o, ""};
-      const int r = ini_parse(optarg, on_ini_key, &fc);
-      if (r < 0)
-        fprintf(stderr, PROG ": cannot read config file '%s'\n", optarg);
-      else if (r > 0)
-        fprintf(stderr, PROG ": %s:%d: %s\n", optarg, r,
-                fc.err[0] ? fc.err : "syntax error (expected key = value)");
-      ok = r == 0;
-      break;
-    }
-    case 'S': {
-      char *eq = strchr(optarg, '=');
-      if (!eq) {
-        fprintf(stderr, PROG ": --set expects key=value, got '%s'\n", optarg);
-        return -1;
-      }
-      *eq = 0;
-      ok = set_key(o, optarg, eq + 1, "--set");
-      break;
-    }
-    case 'g':
-      ok = !tess_cli_ints(PROG, "--grid", optarg, o->n, 3);
-      break;
-    case 's':
-      ok = set_key(o, "steps", optarg, "--steps");
-      break;
-    case 'e':
-      ok = set_key(o, "every", optarg, "--every");
-      break;
-    case 'v':
-      ok = set_key(o, "vtk_every", optarg, "--vtk-every");
-      break;
-    case 'o':
-      ok = set_key(o, "out", optarg, "--out");
-      break;
-    case 't':
-      ok = set_key(o, "dt", optarg, "--dt");
-      break;
-    case 'T':
-      ok = set_key(o, "tiles", optarg, "--tiles");
-      break;
-    case 'p':
-      ok = !tess_cli_ints(PROG, "--procs", optarg, o->procs, 3);
-      break;
-    case 'm':
-      ok = set_key(o, "mode", optarg, "--mode");
-      break;
-    case 'd':
-      ok = set_key(o, "device", optarg, "--device");
-      break;
-    case 'W':
-      ok = set_key(o, "warmup", optarg, "--warmup");
-      break;
-    case 'D':
-      snprintf(o->dump, sizeof o->dump, "%s", optarg);
-      break;
-    case 'R':
-      snprintf(o->trace, sizeof o->trace, "%s", optarg);
-      break;
-    case 'h':
-      usage(stdout);
-      return 1;
-    default:
-      fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", argv[optind - 1]);
-      return -1;
-    }
-    if (!ok) return -1;
-  }
-  if (optind < argc) {
-    fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
-    return -1;
-  }
-#define REQUIRE(cond, ...)                                                                         \
-  if (!(cond)) {                                                                                   \
-    fprintf(stderr, PROG ": " __VA_ARGS__);                                                        \
-    fputc('\n', stderr);                                                                           \
-    return -1;                                                                                     \
-  }
-  for (int i = 0; i < 3; i++) {
-    REQUIRE(o->n[i] >= 1, "grid extent %d is invalid (allowed: >= 1)", o->n[i]);
-    REQUIRE(o->h[i] > 0, "grid spacing %g is invalid (allowed: > 0)", o->h[i]);
-  }
-  REQUIRE(o->steps >= 0 && o->every >= 0 && o->vtk_every >= 0,
-          "steps, every and vtk_every must be >= 0");
-  REQUIRE(o->dt >= 0, "dt = %g is invalid (allowed: > 0, or 0 for the CFL limit)", o->dt);
-  REQUIRE(o->cdt > 0 && o->cdtv > 0, "cdt = %g and cdtv = %g must be > 0", o->cdt, o->cdtv);
-  /* Names checked here, before MPI, so every rank reports them and none is killed first. */
-  tess_mode mode;
-  tess_device device;
-  tess_mhd_ic_kind ic;
-  if (tess_mode_parse(o->mode, &mode) || tess_device_parse(o->device, &device) ||
-      tess_mhd_ic_parse(o->ic, &ic))
-    return -1;
-  return 0;
 }
 
 /* ---- diagnostics on rank 0 ------------------------------------------------------------------ */
@@ -384,151 +200,115 @@ static mhd_diag diagnose(const mhd_opts *o, double *const f[TESS_MHD_NC]) {
   return d;
 }
 
-static int write_snapshot(const mhd_opts *o, double *const f[TESS_MHD_NC], long step, double t) {
-  char path[1024], title[128];
-  snprintf(path, sizeof path, "%s/mhd_%08ld.vtk", o->out, step);
-  snprintf(title, sizeof title, "Tessera MHD step %ld time %.9g", step, t);
-  const char *names[TESS_MHD_NC];
+/* ---- the loop's callbacks --------------------------------------------------------------- */
+
+typedef struct {
+  mhd_opts *o;
+  int state, root;
+  double *f[TESS_MHD_NC]; /* gathered on rank 0 */
+  long gathered;          /* step of the gathered state, -1: none */
+  double dt;
+} mhd_run;
+
+static tess_err gather(mhd_run *m, tess_sim_t sim) {
+  if (m->gathered == tess_sim_step(sim)) return TESS_OK;
+  for (int c = 0; c < TESS_MHD_NC; c++) {
+    const tess_err e = tess_sim_gather(sim, m->state, c, m->f[c]);
+    if (e) return e;
+  }
+  m->gathered = tess_sim_step(sim);
+  return TESS_OK;
+}
+
+static tess_err choose_dt(void *ctx, tess_sim_t sim, double *dt) {
+  mhd_run *m = ctx;
+  if (m->o->dt > 0) return TESS_OK; /* fixed */
+  const tess_err e = gather(m, sim);
+  if (e) return e;
+  if (m->root) {
+    double min_rho;
+    const double speed = tess_mhd_max_signal_speed(m->o->n, m->o->h, &m->o->p,
+                                                   (const double *const *)m->f, &min_rho);
+    *dt = tess_mhd_dt_limit(&m->o->p, m->o->n, m->o->h, speed, min_rho, m->o->cdt, m->o->cdtv);
+  }
+  MPI_Bcast(dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  m->dt = *dt;
+  return TESS_OK;
+}
+
+static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
+  mhd_run *m = ctx;
+  const tess_err e = gather(m, sim);
+  if (e || !m->root) return e;
+  const mhd_diag d = diagnose(m->o, m->f);
+  printf("step %6ld t %.6e dt %.3e  mass %.12e  Ekin %.6e  Emag %.6e  max|divB| %.2e  "
+         "%.1f steps/s ETA %.0f s\n",
+         tess_sim_step(sim), tess_sim_time(sim), m->dt, d.mass, d.ekin, d.emag, d.max_divb, rate,
+         eta);
   for (int c = 0; c < TESS_MHD_NC; c++)
-    names[c] = tess_mhd_var_name(c);
-  return tess_vtk_write(path, title, o->n[0], o->n[1], o->n[2], o->h, TESS_MHD_NC, names,
-                        (const double *const *)f);
+    printf("    %-6s min %+.6e max %+.6e rms %.6e\n", tess_mhd_var_name(c), d.min[c], d.max[c],
+           d.rms[c]);
+  return TESS_OK;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static int run(mhd_opts *o) {
-  tess_mode mode;
-  tess_device dev;
+static int run(tess_app *app, mhd_opts *o) {
   tess_mhd_ic_kind ick;
-  if (tess_mode_parse(o->mode, &mode) || tess_device_parse(o->device, &dev) ||
-      tess_mhd_ic_parse(o->ic, &ick))
-    return 1;
-  const int root = tess_rank() == 0,
-            diag = o->every > 0 || o->vtk_every > 0 || o->dt == 0 || o->dump[0];
-  int ok = 1;
-  if (root && o->vtk_every > 0) ok = tess_cli_output_dir(PROG, o->out) == 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!ok) return 1;
-
+  if (tess_mhd_ic_parse(o->ic, &ick)) return 1;
+  const int *n = app->s.n;
+  const size_t cells = (size_t)n[0] * n[1] * n[2];
+  mhd_run m = {.o = o, .root = app->root, .gathered = -1, .dt = o->dt};
   tess_sim_t sim = NULL;
-  int state, out, err = 1;
-  const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
-  double *f[TESS_MHD_NC] = {0}, *chunk_ms = NULL;
-  for (int c = 0; root && diag && c < TESS_MHD_NC; c++)
-    if (!(f[c] = malloc(cells * sizeof(double)))) goto done;
-  tess_mhd_ic ic = tess_mhd_ic_default(ick, o->n, o->h, &o->p);
-  ic.seed = o->ic_opts.seed, ic.amp = o->ic_opts.amp, ic.mode = o->ic_opts.mode;
+  int out, err = 1;
+  for (int c = 0; m.root && c < TESS_MHD_NC; c++)
+    if (!(m.f[c] = malloc(cells * sizeof(double)))) {
+      fprintf(stderr, PROG ": cannot allocate %zu bytes for diagnostics on rank 0\n",
+              cells * sizeof(double) * TESS_MHD_NC);
+      goto done;
+    }
+  tess_mhd_ic ic = tess_mhd_ic_default(ick, n, o->h, &o->p);
+  ic.seed = (unsigned long)o->seed, ic.amp = o->ic_opts.amp, ic.mode = o->ic_opts.mode;
   ic.lnrho_bg = o->ic_opts.lnrho_bg, ic.ss_bg = o->ic_opts.ss_bg;
 
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
+  CALL(tess_sim_create(MPI_COMM_WORLD, n, &sim));
   CALL(tess_sim_set_spacing(sim, o->h));
-  CALL(tess_sim_set_mode(sim, mode));
-  CALL(tess_sim_set_device(sim, dev));
-  CALL(tess_sim_set_tiles(sim, o->tiles));
-  if (o->procs[0]) CALL(tess_sim_set_procs(sim, o->procs));
-  CALL(tess_sim_add_field(sim, "state", TESS_MHD_NC, &state));
+  CALL(tess_app_configure(app, sim));
+  CALL(tess_sim_add_field(sim, "state", TESS_MHD_NC, &m.state));
   CALL(tess_sim_add_field(sim, "state_out", TESS_MHD_NC, &out));
   tess_mhd_params p = o->p;
-  p.dt = 0; /* the kernel takes tess_sim_run's dt: fixed or CFL-limited per chunk */
-  CALL(tess_mhd_add_rk3(sim, state, out, &p));
+  p.dt = 0; /* the kernel takes tess_sim_run's dt: fixed or CFL-limited */
+  CALL(tess_mhd_add_rk3(sim, m.state, out, &p));
   CALL(tess_sim_setup(sim));
   tess_sim_describe(sim);
-  CALL(tess_mhd_fill(sim, state, &ic));
-  if (root)
+  if (!app->s.restart[0]) CALL(tess_mhd_fill(sim, m.state, &ic));
+  if (m.root)
     printf("MHD: ic %s, nu %g zeta %g eta %g mu0 %g cs0 %g gamma %g K %g, B_ext (%g,%g,%g), %s\n",
            o->ic, o->p.nu, o->p.zeta, o->p.eta, o->p.mu0, o->p.cs0, o->p.gamma, o->p.K,
            o->p.B_ext[0], o->p.B_ext[1], o->p.B_ext[2], o->dt > 0 ? "fixed dt" : "CFL-limited dt");
 
-  double wall = 0, dt = o->dt;
-  /* Benchmark mode (no diagnostics): time chunks of 10 steps and report the median chunk, after
-   * `warmup` untimed steps (allocation, model calibration, the first host-to-device copy). */
-  const int bench_chunk = o->every == 0 && o->vtk_every == 0 ? 10 : 0;
-  int warm_left = o->warmup, nchunks = 0;
-  chunk_ms = calloc((size_t)o->steps / 10 + 2, sizeof(double));
-  if (!chunk_ms) goto done;
-  for (int s = 0;;) {
-    const int line = o->every > 0 && (s % o->every == 0 || s == o->steps);
-    const int vtk = o->vtk_every > 0 && s % o->vtk_every == 0;
-    const int need = line || vtk || (o->dt == 0 && s < o->steps) || (s == o->steps && o->dump[0]);
-    if (need)
-      for (int c = 0; c < TESS_MHD_NC; c++)
-        CALL(tess_sim_gather(sim, state, c, f[c]));
-    int finite = 1;
-    if (root && need) {
-      const mhd_diag d = diagnose(o, f);
-      finite = isfinite(d.mass) && isfinite(d.max_speed);
-      if (o->dt == 0)
-        dt = tess_mhd_dt_limit(&o->p, o->n, o->h, d.max_speed, d.min_rho, o->cdt, o->cdtv);
-      if (line) {
-        const double rate = wall > 0 ? s / wall : 0;
-        printf("step %6d t %.6e dt %.3e  mass %.12e  Ekin %.6e  Emag %.6e  max|divB| %.2e  "
-               "%.1f steps/s ETA %.0f s\n",
-               s, tess_sim_time(sim), dt, d.mass, d.ekin, d.emag, d.max_divb, rate,
-               rate > 0 ? (o->steps - s) / rate : 0);
-        for (int c = 0; c < TESS_MHD_NC; c++)
-          printf("    %-6s min %+.6e max %+.6e rms %.6e\n", tess_mhd_var_name(c), d.min[c],
-                 d.max[c], d.rms[c]);
-      }
-      if (!finite)
-        fprintf(stderr, PROG ": the state is no longer finite at step %d (time %g, dt %g)\n", s,
-                tess_sim_time(sim), dt);
-      if (vtk && write_snapshot(o, f, s, tess_sim_time(sim))) finite = 0;
-      fflush(stdout);
-    }
-    MPI_Bcast(&finite, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (!finite) goto done;
-    if (s >= o->steps) break;
-    int chunk = o->steps - s;
-    const int stops[2] = {o->every, o->vtk_every};
-    for (int i = 0; i < 2; i++)
-      if (stops[i] > 0 && stops[i] - s % stops[i] < chunk) chunk = stops[i] - s % stops[i];
-    if (bench_chunk && bench_chunk - s % bench_chunk < chunk) chunk = bench_chunk - s % bench_chunk;
-    if (warm_left > 0) {
-      CALL(tess_sim_run(sim, warm_left, dt));
-      warm_left = 0;
-    }
-    const double w0 = MPI_Wtime();
-    CALL(tess_sim_run(sim, chunk, dt));
-    const double w = MPI_Wtime() - w0;
-    wall += w;
-    if (bench_chunk && chunk == bench_chunk) chunk_ms[nchunks++] = 1e3 * w / chunk;
-    s += chunk;
-  }
-  if (root && o->steps > 0) {
-    const double ms = 1e3 * wall / o->steps;
-    printf("time per step %.3f ms, %.3f ns per cell per step (%s mode, dt %s)\n", ms,
-           1e6 * ms / (double)cells, o->mode, o->dt > 0 ? "fixed" : "CFL");
-    if (nchunks > 0) {
-      qsort(chunk_ms, (size_t)nchunks, sizeof(double), cmp_double);
-      const double med = chunk_ms[nchunks / 2], p90 = chunk_ms[(nchunks * 9) / 10];
-      printf("median %.3f ms per step (p90 %.3f) over %d chunks of %d steps after %d warm-up "
-             "steps: %.3f ns per cell per step\n",
-             med, p90, nchunks, bench_chunk, o->warmup, 1e6 * med / (double)cells);
-    }
-  }
-  if (root && o->dump[0]) {
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s", o->dump);
-    double *all = malloc(cells * TESS_MHD_NC * sizeof(double));
-    if (!all) goto done;
-    for (int c = 0; c < TESS_MHD_NC; c++)
-      memcpy(all + c * cells, f[c], cells * sizeof(double));
-    const int w = tess_cli_write_raw(PROG, tmp, all, cells * TESS_MHD_NC);
-    free(all);
-    if (w) goto done;
-  }
+  const tess_snap_var vars[] = {{m.state, TESS_MHD_LNRHO, 1, "lnrho"},
+                                {m.state, TESS_MHD_UX, 3, "u"},
+                                {m.state, TESS_MHD_SS, 1, "ss"},
+                                {m.state, TESS_MHD_AX, 3, "A"}};
+  const tess_attr attrs[] = {{"nu", o->p.nu},       {"zeta", o->p.zeta}, {"eta", o->p.eta},
+                             {"mu0", o->p.mu0},     {"cs0", o->p.cs0},   {"cp", o->p.cp},
+                             {"gamma", o->p.gamma}, {"K", o->p.K},       {"lnrho0", o->p.lnrho0},
+                             {"lnT0", o->p.lnT0}};
+  const tess_app_loop loop = {.nvars = 4,
+                              .vars = vars,
+                              .nattrs = sizeof attrs / sizeof attrs[0],
+                              .attrs = attrs,
+                              .dt = o->dt,
+                              .dt_every = o->cfl_every,
+                              .ctx = &m,
+                              .choose_dt = choose_dt,
+                              .progress = progress};
+  CALL(tess_app_run(app, sim, &loop));
   err = 0;
 done:
-  free(chunk_ms);
   for (int c = 0; c < TESS_MHD_NC; c++)
-    free(f[c]);
+    free(m.f[c]);
   if (!err) tess_sim_destroy(&sim);
   return err;
 }
@@ -536,15 +316,17 @@ done:
 int main(int argc, char **argv) {
   /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
   setvbuf(stdout, NULL, _IOLBF, 0);
-  mhd_opts o;
-  const int pr = parse_args(argc, argv, &o);
-  if (pr) return pr > 0 ? 0 : 2;
-  tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
-  if (tess_device_parse(o.device, &io.device)) return 2;
-  io.trace_dir = o.trace[0] ? o.trace : NULL;
-  if (tess_init(&argc, &argv, &io)) return 1;
-  const int err = run(&o);
-  if (err) tess_abort(1);
-  tess_finalize();
+  static mhd_opts o;
+  defaults(&o);
+  tess_opt table[64];
+  const size_t nt = mhd_settings(&o, table);
+  tess_app app;
+  const int n0[3] = {64, 64, 64};
+  const int b = tess_app_begin(&app, PROG, n0, table, nt, argc, argv);
+  if (b) return b == 1 ? 0 : 2;
+  o.n = app.s.n;
+  if (tess_app_start(&app, &argc, &argv, 0)) tess_abort(1);
+  if (run(&app, &o)) tess_abort(1);
+  tess_app_end(&app);
   return 0;
 }

@@ -84,6 +84,15 @@ tess_err tess_finalize(void);
 void tess_abort(int code);
 int tess_rank(void);
 int tess_nranks(void);
+/* Signals that ask a run to stop or to checkpoint. tess_signal_watch installs handlers for
+ * SIGTERM, SIGINT, SIGUSR2 (stop requests) and SIGUSR1 (a checkpoint request) that only record
+ * the signal; a run polls with tess_signal_poll, collective over comm: the signal any rank
+ * received since the last poll, stop requests first, or 0, on every rank. Open MPI's mpirun
+ * forwards SIGUSR1 and SIGUSR2 to the ranks (it answers SIGTERM by killing the job after a
+ * grace period), so `kill -USR2 <mpirun pid>` is the graceful stop under mpirun. */
+void tess_signal_watch(void);
+int tess_signal_poll(MPI_Comm comm);
+
 /* Number of GPUs StarPU drives in this rank (0 on CPU runs). */
 int tess_ncuda_devices(void);
 
@@ -146,6 +155,22 @@ typedef struct {
 } tess_stats;
 /* Collective: statistics of one component over the whole grid, on every rank. */
 tess_err tess_sim_stats(tess_sim_t sim, int field, int comp, tess_stats *st);
+
+/* The first non-finite value of the given fields (nfields = 0: all), in the order (field,
+ * global cell x + nx (y + ny z), component): the same answer whatever the decomposition.
+ * found = 0 when every value is finite. Scratch fields hold stale or poisoned (NaN) values
+ * between steps: leave them out. */
+typedef struct {
+  int found;
+  int field, comp;
+  long cell[3]; /* global cell index */
+  double value; /* NaN, +Inf or -Inf */
+} tess_nonfinite;
+/* Collective, synchronous (reads every field on the host: a full copy for GPU tiles). */
+tess_err tess_sim_check_finite(tess_sim_t sim, int nfields, const int *fields, tess_nonfinite *nf);
+/* The name given to tess_sim_add_field. */
+const char *tess_sim_field_name(tess_sim_t sim, int field);
+int tess_sim_field_ncomp(tess_sim_t sim, int field);
 
 double tess_sim_time(tess_sim_t sim);
 long tess_sim_step(tess_sim_t sim);

@@ -1,0 +1,435 @@
+/* app.c — the common settings, start-up and time loop of every app (see app.h).
+ *
+ * The loop, one chunk of at most 10 steps at a time:
+ *
+ *   step s: finite check? -> progress line? -> snapshot? -> checkpoint? -> (s == steps: done)
+ *           new dt? -> tess_sim_run(chunk) -> signal poll -> (signal: checkpoint, stop or go on)
+ *
+ * Chunks end at every step where the settings want something, so all of it happens between
+ * tess_sim_run calls, outside the timed region; only chunks after run.warmup are timed.
+ */
+#include "app.h"
+
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CHUNK 10 /* steps per tess_sim_run: bounds the reaction time to signals */
+
+/* Rank before MPI starts (mpirun exports it), so that only one rank prints start-up errors. */
+static int launcher_rank(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *v = getenv(names[i]);
+    if (v) return atoi(v);
+  }
+  return 0;
+}
+
+#define OPT(k, t, var, fl, h, ...)                                                                 \
+  { .key = k, .type = t, .ptr = &s->var, .size = sizeof s->var, .flag = fl, .help = h, __VA_ARGS__ }
+
+static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
+  const tess_opt opts[] = {
+      OPT("grid.n", TESS_OPT_INTS3, n, "grid", "global cells nx,ny,nz (nz = 1: 2D)", .min = 1,
+          .max = 1 << 20),
+      OPT("run.steps", TESS_OPT_LONG, steps, "steps", "the step to stop at", .min = 0, .max = 1e12),
+      OPT("run.warmup", TESS_OPT_INT, warmup, "warmup", "untimed steps before the timed ones",
+          .min = 0, .max = 1e9),
+      OPT("run.check_every", TESS_OPT_INT, check_every, "check-every",
+          "finite check every N steps (0: at progress lines, snapshots, checkpoints, the end)",
+          .min = 0, .max = 1e9),
+      OPT("output.dir", TESS_OPT_STRING, dir, "out", "output directory"),
+      OPT("output.every", TESS_OPT_INT, every, "every", "progress line every N steps (0: none)",
+          .min = 0, .max = 1e9),
+      OPT("output.snapshot_every", TESS_OPT_INT, snapshot_every, "snapshot-every",
+          "VTKHDF snapshot every N steps (0: none)", .min = 0, .max = 1e9),
+      OPT("output.snapshot_vars", TESS_OPT_STRING, snapshot_vars, "snapshot-vars",
+          "variables in snapshots: all, or names separated by commas"),
+      OPT("output.dump", TESS_OPT_STRING, dump, "dump",
+          "final variables as raw float64 into this file (tests)"),
+      OPT("checkpoint.every", TESS_OPT_INT, checkpoint_every, "checkpoint-every",
+          "checkpoint every N steps and at the end (0: only on SIGUSR1/SIGTERM)", .min = 0,
+          .max = 1e9),
+      OPT("checkpoint.keep", TESS_OPT_INT, checkpoint_keep, "checkpoint-keep",
+          "checkpoints kept (older ones are deleted)", .min = 1, .max = 1000),
+      OPT("checkpoint.restart", TESS_OPT_STRING, restart, "restart",
+          "continue from this checkpoint file, or 'latest' in output.dir"),
+      OPT("runtime.mode", TESS_OPT_STRING, mode, "mode",
+          "overlap (task graph) or bulk (bulk-synchronous baseline)", .choices = "overlap|bulk"),
+      OPT("runtime.device", TESS_OPT_STRING, device, "device", "workers: cpu, cuda or auto",
+          .choices = "cpu|cuda|auto"),
+      OPT("runtime.tiles", TESS_OPT_INT, tiles, "tiles", "tiles per rank (0: one per GPU, or 1)",
+          .min = 0, .max = 4096),
+      OPT("runtime.procs", TESS_OPT_INTS3, procs, "procs",
+          "process grid px,py,pz (0,0,0: the halo-minimising one)", .min = 0, .max = 1 << 20),
+      OPT("runtime.trace", TESS_OPT_STRING, trace, "trace",
+          "record a StarPU FxT trace, merged into this directory"),
+  };
+  return tess_config_add(cfg, opts, sizeof opts / sizeof opts[0]);
+}
+
+int tess_app_begin(tess_app *app, const char *prog, const int default_n[3], const tess_opt *opts,
+                   size_t nopts, int argc, char **argv) {
+  memset(app, 0, sizeof *app);
+  app->prog = prog;
+  tess_app_settings *s = &app->s;
+  for (int i = 0; i < 3; i++)
+    s->n[i] = default_n[i];
+  s->steps = 100;
+  s->checkpoint_keep = 2;
+  snprintf(s->dir, sizeof s->dir, "%s-out", prog);
+  strcpy(s->snapshot_vars, "all");
+  strcpy(s->mode, "overlap");
+  strcpy(s->device, "cpu");
+  const int quiet = launcher_rank() != 0;
+  if (tess_config_create(prog, &app->cfg)) return 2;
+  tess_config_set_output(app->cfg, quiet ? NULL : stdout);
+  int exit_now = 0;
+  if (add_common(app->cfg, s) || (nopts && tess_config_add(app->cfg, opts, nopts)) ||
+      tess_config_parse(app->cfg, argc, argv, &exit_now)) {
+    if (!quiet) fprintf(stderr, "%s: %s\n", prog, tess_config_error(app->cfg));
+    tess_config_destroy(&app->cfg);
+    return 2;
+  }
+  if (exit_now) {
+    tess_config_destroy(&app->cfg);
+    return 1;
+  }
+  /* names were checked against the choices already; these cannot fail */
+  tess_mode_parse(s->mode, &app->mode);
+  tess_device_parse(s->device, &app->device);
+  return 0;
+}
+
+int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
+  tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
+  io.device = app->device;
+  io.trace_dir = app->s.trace[0] ? app->s.trace : NULL;
+  if (tess_init(argc, argv, &io)) return 1;
+  tess_signal_watch(); /* from here on a stop or checkpoint request waits for the next chunk */
+  app->root = tess_rank() == 0;
+  const tess_app_settings *s = &app->s;
+  writes |= s->snapshot_every > 0 || s->checkpoint_every > 0;
+  int ok = 1;
+  if (app->root && writes) ok = tess_cli_output_dir(app->prog, s->dir) == 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ok) return 1;
+  if (app->root) {
+    printf("%s: effective configuration\n", app->prog);
+    tess_config_write(app->cfg, stdout);
+    char path[TESS_APP_PATH + 64];
+    snprintf(path, sizeof path, "%s/%s.ini", s->dir, app->prog);
+    if (writes && tess_config_save(app->cfg, path)) {
+      fprintf(stderr, "%s: %s\n", app->prog, tess_config_error(app->cfg));
+      ok = 0;
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : 1;
+}
+
+tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
+  tess_err e;
+  if ((e = tess_sim_set_mode(sim, app->mode)) || (e = tess_sim_set_device(sim, app->device)) ||
+      (e = tess_sim_set_tiles(sim, app->s.tiles)))
+    return e;
+  if (app->s.procs[0] || app->s.procs[1] || app->s.procs[2])
+    return tess_sim_set_procs(sim, app->s.procs);
+  return TESS_OK;
+}
+
+void tess_app_end(tess_app *app) {
+  tess_finalize();
+  tess_config_destroy(&app->cfg);
+}
+
+const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,
+                              size_t len) {
+  for (int i = 0; i < loop->nvars; i++) {
+    const tess_snap_var *v = &loop->vars[i];
+    if (v->field != field || comp < v->comp || comp >= v->comp + v->ncomp) continue;
+    if (v->ncomp == 1)
+      snprintf(buf, len, "%s", v->name);
+    else
+      snprintf(buf, len, "%s[%d]", v->name, comp - v->comp);
+    return buf;
+  }
+  snprintf(buf, len, "component %d", comp);
+  return buf;
+}
+
+/* ---- the loop's pieces ------------------------------------------------------------------- */
+
+typedef struct {
+  tess_app *app;
+  tess_sim_t sim;
+  const tess_app_loop *loop;
+  int sel[64], nsel; /* selected snapshot variables */
+  double dt;
+  char *config; /* the effective configuration, for snapshots and checkpoints */
+} run_state;
+
+/* output.snapshot_vars -> indices into loop->vars; 0 or -1 after a message on rank 0. */
+static int select_vars(run_state *r) {
+  const char *list = r->app->s.snapshot_vars;
+  const tess_app_loop *l = r->loop;
+  r->nsel = 0;
+  if (!strcmp(list, "all")) {
+    for (int i = 0; i < l->nvars && i < 64; i++)
+      r->sel[r->nsel++] = i;
+    return 0;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
+       tok = strtok_r(NULL, ", ", &save)) {
+    int found = -1;
+    for (int i = 0; i < l->nvars; i++)
+      if (!strcmp(l->vars[i].name, tok)) found = i;
+    if (found < 0 || r->nsel == 64) {
+      if (r->app->root) {
+        fprintf(stderr, "%s: output.snapshot_vars: unknown variable '%s' (allowed: all",
+                r->app->prog, tok);
+        for (int i = 0; i < l->nvars; i++)
+          fprintf(stderr, ", %s", l->vars[i].name);
+        fprintf(stderr, ")\n");
+      }
+      return -1;
+    }
+    r->sel[r->nsel++] = found;
+  }
+  return 0;
+}
+
+/* 0 when every value of the app's variables is finite (scratch fields are not checked); else
+ * -1 after naming the first bad value. */
+static int check_finite(run_state *r, long last_ok) {
+  int fields[64], n = 0;
+  for (int i = 0; i < r->loop->nvars && n < 64; i++) {
+    int seen = 0;
+    for (int k = 0; k < n; k++)
+      seen |= fields[k] == r->loop->vars[i].field;
+    if (!seen) fields[n++] = r->loop->vars[i].field;
+  }
+  tess_nonfinite nf;
+  if (tess_sim_check_finite(r->sim, n, fields, &nf)) return -1;
+  if (!nf.found) return 0;
+  if (r->app->root) {
+    char name[64], what[128];
+    const char *field = tess_sim_field_name(r->sim, nf.field);
+    tess_app_var_name(r->loop, nf.field, nf.comp, name, sizeof name);
+    if (strcmp(name, field))
+      snprintf(what, sizeof what, "field '%s' (%s)", field, name);
+    else
+      snprintf(what, sizeof what, "field '%s'", field);
+    fprintf(stderr,
+            "%s: non-finite value (%g) at step %ld (time %.9g; last check passed at step %ld): "
+            "%s, global cell (%ld, %ld, %ld)\n",
+            r->app->prog, nf.value, tess_sim_step(r->sim), tess_sim_time(r->sim), last_ok, what,
+            nf.cell[0], nf.cell[1], nf.cell[2]);
+  }
+  return -1;
+}
+
+static int write_snapshot(run_state *r) {
+  tess_snap_var vars[64];
+  for (int i = 0; i < r->nsel; i++)
+    vars[i] = r->loop->vars[r->sel[i]];
+  char path[TESS_APP_PATH + 64];
+  snprintf(path, sizeof path, "%s/%s_%08ld.vtkhdf", r->app->s.dir, r->app->prog,
+           tess_sim_step(r->sim));
+  if (tess_sim_snapshot(r->sim, path, r->nsel, vars, r->loop->nattrs, r->loop->attrs, r->config))
+    return -1;
+  return r->loop->output ? (r->loop->output(r->loop->ctx, r->sim, tess_sim_step(r->sim)) ? -1 : 0)
+                         : 0;
+}
+
+static int write_checkpoint(run_state *r, const char *why) {
+  const tess_app_settings *s = &r->app->s;
+  char path[TESS_APP_PATH + 64], state[64];
+  /* The state the run needs beyond the fields: dt, exactly (hex float). */
+  snprintf(state, sizeof state, "dt=%a", r->dt);
+  int ok = 1;
+  /* a signal may ask for a checkpoint in a run that writes nothing else: make the directory */
+  if (r->app->root)
+    ok = tess_cli_output_dir(r->app->prog, s->dir) == 0 &&
+         tess_checkpoint_path(s->dir, r->app->prog, tess_sim_step(r->sim), path, sizeof path) ==
+             TESS_OK;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (!ok || tess_sim_checkpoint_write(r->sim, path, state, r->config)) return -1;
+  if (r->app->root) {
+    printf("checkpoint %s (%s)\n", path, why);
+    ok = tess_checkpoint_rotate(s->dir, r->app->prog, s->checkpoint_keep) == TESS_OK;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : -1;
+}
+
+static int restart(run_state *r) {
+  const tess_app_settings *s = &r->app->s;
+  char path[TESS_APP_PATH + 64];
+  int ok = 1;
+  if (r->app->root) {
+    if (strcmp(s->restart, "latest"))
+      snprintf(path, sizeof path, "%s", s->restart);
+    else
+      ok = tess_checkpoint_latest(s->dir, r->app->prog, path, sizeof path) == TESS_OK;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  tess_ckpt_info info = {0};
+  if (!ok || tess_sim_checkpoint_read(r->sim, path, &info)) return -1;
+  const char *dt = info.app_state ? strstr(info.app_state, "dt=") : NULL;
+  if (!dt || sscanf(dt + 3, "%la", &r->dt) != 1) {
+    if (r->app->root)
+      fprintf(stderr,
+              "%s: checkpoint '%s' holds no time step (app state '%s'); was it written "
+              "by another program?\n",
+              r->app->prog, path, info.app_state ? info.app_state : "");
+    tess_ckpt_info_free(&info);
+    return -1;
+  }
+  tess_ckpt_info_free(&info);
+  if (tess_sim_step(r->sim) > s->steps) {
+    if (r->app->root)
+      fprintf(stderr, "%s: checkpoint '%s' is at step %ld, past run.steps = %ld\n", r->app->prog,
+              path, tess_sim_step(r->sim), s->steps);
+    return -1;
+  }
+  if (r->app->root)
+    printf("restarted from %s at step %ld, time %.9g\n", path, tess_sim_step(r->sim),
+           tess_sim_time(r->sim));
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int dump(run_state *r) {
+  const tess_app_loop *l = r->loop;
+  const int *n = r->app->s.n;
+  const size_t cells = (size_t)n[0] * n[1] * n[2];
+  size_t ncomp = 0;
+  for (int i = 0; i < l->nvars; i++)
+    ncomp += (size_t)l->vars[i].ncomp;
+  double *all = r->app->root ? malloc(cells * ncomp * sizeof(double)) : NULL;
+  int ok = !r->app->root || all;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  size_t k = 0;
+  for (int i = 0; ok && i < l->nvars; i++)
+    for (int c = 0; ok && c < l->vars[i].ncomp; c++, k++)
+      ok = tess_sim_gather(r->sim, l->vars[i].field, l->vars[i].comp + c,
+                           all ? all + k * cells : NULL) == TESS_OK;
+  if (ok && r->app->root)
+    ok = tess_cli_write_raw(r->app->prog, r->app->s.dump, all, k * cells) == 0;
+  free(all);
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : -1;
+}
+
+static int next_multiple(long step, int every, int chunk) {
+  if (every <= 0) return chunk;
+  const long left = every - step % every;
+  return left < chunk ? (int)left : chunk;
+}
+
+int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
+  const tess_app_settings *s = &app->s;
+  run_state r = {.app = app, .sim = sim, .loop = loop, .dt = loop->dt};
+  int err = 1;
+  double *chunk_ms = NULL;
+  if (select_vars(&r)) return 1;
+  if (!(r.config = tess_config_to_string(app->cfg))) return 1;
+  if (s->restart[0] && restart(&r)) goto done;
+  const long start = tess_sim_step(sim);
+  const size_t cells = (size_t)s->n[0] * s->n[1] * s->n[2];
+  int nchunks = 0, cap = 0;
+  long timed_steps = 0, last_ok = start;
+  double wall = 0;
+
+  for (;;) {
+    const long step = tess_sim_step(sim);
+    const int end = step >= s->steps, first = step == start;
+    const int line = s->every > 0 && (step % s->every == 0 || end);
+    const int snap =
+        s->snapshot_every > 0 && step % s->snapshot_every == 0 && !(first && s->restart[0]);
+    const int ckpt = s->checkpoint_every > 0 && !first && (step % s->checkpoint_every == 0 || end);
+    if (line || snap || ckpt || end || (s->check_every > 0 && step % s->check_every == 0)) {
+      if (check_finite(&r, last_ok)) goto done;
+      last_ok = step;
+    }
+    if (line && loop->progress) {
+      const double rate = wall > 0 ? (double)timed_steps / wall : 0;
+      if (loop->progress(loop->ctx, sim, rate, rate > 0 ? (double)(s->steps - step) / rate : 0))
+        goto done;
+    }
+    if (snap && write_snapshot(&r)) goto done;
+    if (ckpt && write_checkpoint(&r, end ? "end of run" : "checkpoint.every")) goto done;
+    if (end) break;
+    if (loop->choose_dt && step % (loop->dt_every > 0 ? loop->dt_every : 1) == 0 &&
+        loop->choose_dt(loop->ctx, sim, &r.dt))
+      goto done;
+
+    int chunk = (int)(s->steps - step < CHUNK ? s->steps - step : CHUNK);
+    const int stops[] = {s->every, s->snapshot_every, s->checkpoint_every, s->check_every,
+                         loop->choose_dt ? loop->dt_every : 0};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+      chunk = next_multiple(step, stops[i], chunk);
+    if (step < s->warmup && s->warmup - step < chunk) chunk = (int)(s->warmup - step);
+    const double w0 = MPI_Wtime();
+    if (tess_sim_run(sim, chunk, r.dt)) goto done;
+    const double w = MPI_Wtime() - w0;
+    if (step >= s->warmup) {
+      wall += w;
+      timed_steps += chunk;
+      if (nchunks == cap) {
+        double *grown = realloc(chunk_ms, sizeof(double) * (size_t)(cap = 2 * cap + 64));
+        if (!grown) {
+          fprintf(stderr, "%s: out of memory for the timing of chunk %d\n", app->prog, nchunks);
+          goto done;
+        }
+        chunk_ms = grown;
+      }
+      chunk_ms[nchunks++] = 1e3 * w / chunk;
+    }
+    const int sig = tess_signal_poll(MPI_COMM_WORLD);
+    if (sig) {
+      const char *name = sig == SIGUSR1   ? "SIGUSR1"
+                         : sig == SIGUSR2 ? "SIGUSR2"
+                         : sig == SIGINT  ? "SIGINT"
+                                          : "SIGTERM";
+      if (check_finite(&r, last_ok) || write_checkpoint(&r, name)) goto done;
+      if (sig != SIGUSR1) {
+        if (app->root)
+          printf("stopped by %s at step %ld; continue with --restart latest\n", name,
+                 tess_sim_step(sim));
+        err = 0;
+        goto done;
+      }
+    }
+  }
+  if (app->root && nchunks > 0) {
+    const double ms = 1e3 * wall / (double)timed_steps;
+    qsort(chunk_ms, (size_t)nchunks, sizeof(double), cmp_double);
+    const double med = chunk_ms[nchunks / 2], p90 = chunk_ms[(nchunks * 9) / 10];
+    printf("time per step %.3f ms over %ld timed steps (%s mode)\n", ms, timed_steps, s->mode);
+    printf("median %.3f ms per step (p90 %.3f) over %d chunks of up to %d steps after %d warm-up "
+           "steps: %.3f ns per cell per step\n",
+           med, p90, nchunks, CHUNK, s->warmup, 1e6 * med / (double)cells);
+  }
+  if (s->dump[0] && dump(&r)) goto done;
+  err = 0;
+done:
+  free(chunk_ms);
+  free(r.config);
+  return err;
+}

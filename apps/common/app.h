@@ -1,0 +1,96 @@
+/* app.h — what every Tessera app shares: the common settings, start-up and the time loop.
+ *
+ * An app lists its own settings (a tess_opt table, tessera_config.h), builds its simulation
+ * (fields, stages), and hands the loop a few callbacks; everything users expect of a run is
+ * here, once, for every app:
+ *
+ *   tess_app_begin   settings: defaults < TESSERA_* environment < --config files < flags and
+ *                    --set, checked before MPI starts (bad input: exit 2 on every rank, no hang)
+ *   tess_app_start   MPI + StarPU, the output directory checked writable before the first step,
+ *                    the effective configuration printed once and saved beside the output
+ *   tess_app_run     --restart (a checkpoint of any decomposition), then chunks of at most 10
+ *                    steps up to run.steps; between chunks, at the steps the settings ask for:
+ *                    progress lines, VTKHDF snapshots, checkpoints (kept: the newest K),
+ *                    finite checks naming the step, field, component and cell, and signals
+ *                    (SIGUSR1: checkpoint and go on; SIGTERM, SIGINT, SIGUSR2: checkpoint and
+ *                    stop); median time per step over the timed chunks at the end
+ *   tess_app_end     StarPU and MPI down
+ *
+ * Steps count from the start of the simulation, so `--restart latest` with the same settings
+ * ends at the same step with bitwise the same fields as a run that was never interrupted.
+ */
+#ifndef TESS_APP_H
+#define TESS_APP_H
+
+#include <stddef.h>
+
+#include "tessera.h"
+#include "tessera_config.h"
+#include "tessera_io.h"
+
+#define TESS_APP_PATH 512
+
+/* The settings every app has, by section. */
+typedef struct {
+  int n[3];                    /* grid.n */
+  long steps;                  /* run.steps: the step to stop at */
+  int warmup;                  /* run.warmup: steps before the timed chunks */
+  int check_every;             /* run.check_every: finite checks (0: at outputs only) */
+  char dir[TESS_APP_PATH];     /* output.dir */
+  int every;                   /* output.every: progress lines */
+  int snapshot_every;          /* output.snapshot_every */
+  char snapshot_vars[256];     /* output.snapshot_vars: "all" or names, comma-separated */
+  char dump[TESS_APP_PATH];    /* output.dump: final variables, raw float64 (tests) */
+  int checkpoint_every;        /* checkpoint.every */
+  int checkpoint_keep;         /* checkpoint.keep */
+  char restart[TESS_APP_PATH]; /* checkpoint.restart: a file, "latest" or "" */
+  char mode[16], device[16];   /* runtime.mode, runtime.device */
+  int tiles, procs[3];         /* runtime.tiles, runtime.procs */
+  char trace[TESS_APP_PATH];   /* runtime.trace */
+} tess_app_settings;
+
+typedef struct {
+  const char *prog;
+  tess_config_t cfg;
+  tess_app_settings s;
+  tess_mode mode;
+  tess_device device;
+  int root; /* rank 0 */
+} tess_app;
+
+/* What an app gives the loop. Callbacks are collective (every rank calls them at the same
+ * step); they print on rank 0 only and return a tess_err (non-zero stops the run). */
+typedef struct {
+  int nvars;
+  const tess_snap_var *vars; /* the app's variables: snapshots, dumps and finite-check names */
+  int nattrs;
+  const tess_attr *attrs; /* physics parameters stored in snapshots */
+  double dt;              /* time step; choose_dt may change it */
+  int dt_every;           /* with choose_dt: it runs at steps that are multiples of this */
+  void *ctx;
+  tess_err (*choose_dt)(void *ctx, tess_sim_t sim, double *dt);                    /* or NULL */
+  tess_err (*progress)(void *ctx, tess_sim_t sim, double steps_per_s, double eta); /* or NULL */
+  tess_err (*output)(void *ctx, tess_sim_t sim, long step); /* extra output at snapshots */
+} tess_app_loop;
+
+/* Before MPI. Sets the common defaults (grid = default_n), adds them and the app's table to a
+ * configuration and parses argv. Returns 0: go on; 1: --help or --print-config done (exit 0);
+ * 2: bad input, message printed (exit 2). The app then checks its own values (exit 2). */
+int tess_app_begin(tess_app *app, const char *prog, const int default_n[3], const tess_opt *opts,
+                   size_t nopts, int argc, char **argv);
+/* MPI, StarPU, the output directory (when the run writes any file; `writes` adds the app's own
+ * outputs), the configuration printed and saved there. 0, or 1 after a message. */
+int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);
+/* Applies runtime.mode/device/tiles/procs to a created simulation. */
+tess_err tess_app_configure(tess_app *app, tess_sim_t sim);
+/* The time loop above. 0: done (or stopped by a signal after its checkpoint); 1: failed,
+ * message printed on rank 0 (the caller aborts the job). */
+int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
+/* Finalizes and frees. */
+void tess_app_end(tess_app *app);
+
+/* "name" of component comp of field (from the loop's variables), for messages. */
+const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,
+                              size_t len);
+
+#endif
