@@ -1,9 +1,8 @@
 /* io.c — the synchronisation points users ask for: fill initial data, gather a component to
  * rank 0, global statistics, the finite check. All of them visit the owned pieces of every
- * local tile (or the one handle of a solo tile) through starpu_data_acquire_on_node, which
- * brings a GPU tile's piece to host memory (and, for writes, invalidates the GPU copy so the
- * next task fetches it back). snapshot.c and checkpoint.c use the same visit
- * (tess_for_each_owned_view).
+ * local tile (or the one handle of a solo tile) with starpu_data_acquire_on_node: a CPU tile's
+ * piece in place, a GPU tile's piece on its GPU through host slabs (visit_staged). snapshot.c
+ * and checkpoint.c use the same visit (tess_for_each_owned_view).
  */
 #include <float.h>
 #include <limits.h>
@@ -63,11 +62,59 @@ typedef struct {
   void *ctx;
 } acquire_ctx;
 
+#ifdef STARPU_USE_CUDA
+/* A GPU tile's piece, visited on its home node through host slabs of at most 256 MB: planes
+ * copied down (R) with cudaMemcpy2D, handed to fn, copied back up (W). StarPU never makes a
+ * main-RAM replica, which for a whole 512^3 MHD tile (8.9 GB) would mean a pinned allocation
+ * of that size (seen to stall StarPU 1.3 for minutes) and a second copy of the state. A W-only
+ * visit skips the download: its callers (fill, restart) write every cell of the view. */
+static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
+                             int nc, const acquire_ctx *a) {
+  TESS_STARPU_CALL(starpu_data_acquire_on_node(h, (int)t->node, a->mode));
+  const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, t->node);
+  tess_box box;
+  owned_box(sim, piece, &box);
+  const double *dev = (const double *)b->ptr;
+  if (piece < 0) /* the whole tile's handle starts at the padded origin */
+    dev += (size_t)box.lo[0] + b->ldy * (size_t)box.lo[1] * (size_t)nc + b->ldz * (size_t)box.lo[2];
+  const size_t bx = (size_t)(box.hi[0] - box.lo[0]), rows = (size_t)(box.hi[1] - box.lo[1]) * nc;
+  const size_t plane = bx * rows, nz = (size_t)(box.hi[2] - box.lo[2]);
+  size_t slab = plane ? ((size_t)1 << 25) / plane : 1;
+  slab = slab < 1 ? 1 : slab > nz ? nz : slab;
+  double *buf = malloc(plane * slab * sizeof(double));
+  tess_err err = buf ? TESS_OK
+                     : TESS_ERROR(TESS_ERR_MEM, "cannot allocate %zu bytes of staging",
+                                  plane * slab * sizeof(double));
+  for (size_t z0 = 0; !err && z0 < nz; z0 += slab) {
+    const size_t n = nz - z0 < slab ? nz - z0 : slab;
+    for (size_t k = 0; !err && (a->mode & STARPU_R) && k < n; k++)
+      if (cudaMemcpy2D(buf + k * plane, bx * sizeof(double), dev + b->ldz * (z0 + k),
+                       b->ldy * sizeof(double), bx * sizeof(double), rows,
+                       cudaMemcpyDefault) != cudaSuccess)
+        err = TESS_ERROR(TESS_ERR_CUDA, "copying tile %d to the host failed", t->id);
+    piece_view v = {buf, bx, plane, nc, box};
+    v.box.lo[2] = box.lo[2] + (int)z0;
+    v.box.hi[2] = v.box.lo[2] + (int)n;
+    if (!err) a->fn(sim, t, &v, a->ctx);
+    for (size_t k = 0; !err && (a->mode & STARPU_W) && k < n; k++)
+      if (cudaMemcpy2D((double *)dev + b->ldz * (z0 + k), b->ldy * sizeof(double), buf + k * plane,
+                       bx * sizeof(double), bx * sizeof(double), rows,
+                       cudaMemcpyDefault) != cudaSuccess)
+        err = TESS_ERROR(TESS_ERR_CUDA, "copying to tile %d on its GPU failed", t->id);
+  }
+  free(buf);
+  starpu_data_release_on_node(h, (int)t->node);
+  return err;
+}
+#endif
+
 static tess_err visit_acquired(tess_sim_t sim, const tess_tile *t, int piece,
                                starpu_data_handle_t h, int nc, void *arg) {
   const acquire_ctx *a = arg;
-  /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node, which
-   * is the GPU for a GPU tile. */
+#ifdef STARPU_USE_CUDA
+  if (t->node != STARPU_MAIN_RAM) return visit_staged(sim, t, piece, h, nc, a);
+#endif
+  /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node. */
   TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, a->mode));
   const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
   piece_view v = {(double *)b->ptr, b->ldy, b->ldz, nc, {{0}, {0}}};
@@ -153,7 +200,9 @@ static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_vie
  * task then brings them home. */
 tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx) {
   fill_ctx c = {fn, ctx, {0, 0, 0}};
+  const double t0 = tess_now();
   TESS_CALL(for_each_owned_piece(sim, field, STARPU_W, fill_piece, &c));
+  tess_log(TESS_LOG_INFO, "fill of field '%s': %.3f s", sim->field[field].name, tess_now() - t0);
   sim->field[field].halo_valid = 0;
   return TESS_OK;
 }

@@ -56,8 +56,12 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     sim->time += dt;
     sim->step++;
   }
+  const double t0 = tess_now();
   TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
+  if (tess_log_enabled(TESS_LOG_DEBUG))
+    tess_log(TESS_LOG_DEBUG, "run: %d steps to step %ld, %.3f s waiting for the tasks", nsteps,
+             sim->step, tess_now() - t0);
   return TESS_OK;
 }
 
