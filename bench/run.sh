@@ -29,7 +29,7 @@ nvidia-smi -L | tee "$out/gpus.txt"
 declare -A bin=([mhd]=$B/apps/mhd/tess-mhd [ch]=$B/apps/cahn_hilliard/tess-ch)
 # Astaroth's benchmark set-up (random fields, dt = 2^-23); CH: fused forward Euler, 3D.
 declare -A args=([mhd]="--set init.ic=random --dt 1.1920929e-7"
-                 [ch]="--set run.variant=fused")
+                 [ch]="--variant fused")
 csv=$out/runs.csv
 echo "app,size,gpus,ranks,mode,median_ms,p90_ms,procs,tiles,tile" > "$csv"
 

@@ -77,6 +77,10 @@ if [ "$what" = solo ]; then
     log "MHD ${n}^3 random IC, 1 GPU, TESS_SOLO=$solo"
     TESS_SOLO=$solo STARPU_NCUDA=1 t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $((steps + 10))
   done; done
+  for solo in 1 0; do
+    log "CH 512^3 fused Euler, 1 GPU, TESS_SOLO=$solo"
+    TESS_SOLO=$solo STARPU_NCUDA=1 t $ch --device cuda --grid 512,512,512 --variant fused --every 0 --warmup 10 --steps 110
+  done
   exit 0
 fi
 if [ "$what" = scale ]; then
