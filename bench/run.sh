@@ -36,7 +36,7 @@ echo "app,size,gpus,ranks,mode,median_ms,p90_ms,procs,tiles,tile" > "$csv"
 # run APP N GPUS RANKS MODE: one line of runs.csv from the app's output
 run() {
   local app=$1 n=$2 g=$3 r=$4 mode=$5 log=$out/logs/$1-$2-g$3-r$4-$5.log steps=60
-  [ "$n" -ge 512 ] && steps=40
+  [ "$n" -ge 512 ] && [ "$app" = mhd ] && steps=40
   local cmd=("${bin[$app]}" --device cuda --grid "$n,$n,$n" --every 0 --warmup 10
              --steps $((10 + steps)) --mode "$mode" ${args[$app]})
   local t0=$SECONDS
@@ -49,7 +49,7 @@ run() {
   fi
   local rc=$? med p90 procs tiles tile
   read -r med p90 < <(awk '/^median/ {gsub(/\)/, "", $7); print $2, $7}' "$log")
-  procs=$(grep -o 'process grid [0-9x]*' "$log" | head -1 | awk '{print $3}')
+  procs=$(grep -o 'process grid [0-9][0-9x]*' "$log" | head -1 | awk '{print $3}')
   tiles=$(grep -o 'per rank ([0-9x]*)' "$log" | head -1 | tr -d '()' | awk '{print $3}')
   tile=$(grep -o 'of [0-9x]* cells' "$log" | head -1 | awk '{print $2}')
   printf '%-3s %4d^3  %d GPU  %d rank(s)  %-7s  median %s ms  (rc %d, %d s)\n' \
