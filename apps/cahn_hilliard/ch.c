@@ -118,19 +118,9 @@ static void defaults(ch_opts *o) {
   o->png = 1;
 }
 
-/* Rank before MPI starts (mpirun exports it; as app.c), so that one rank prints bad input. */
-static int launcher_rank(void) {
-  const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const char *v = getenv(names[i]);
-    if (v) return atoi(v);
-  }
-  return 0;
-}
-
 /* "tess-ch: <key> = <value> (from <source>) <why>" on one rank; -1. */
 static int refuse(const tess_app *app, const char *key, double v, const char *why) {
-  if (launcher_rank() == 0)
+  if (tess_app_prints())
     fprintf(stderr, PROG ": %s = %g (from %s) %s\n", key, v, tess_config_source(app->cfg, key),
             why);
   return -1;
@@ -159,7 +149,7 @@ static int check_settings(const tess_app *app, ch_opts *o) {
   o->limit = tess_ch_dt_limit(o->m, o->b, o->u, o->k, o->u_ref, hs, active);
   o->step_dt = o->dt > 0 ? o->dt : o->cfl * o->limit;
   if (o->dt > o->limit) {
-    if (launcher_rank() == 0)
+    if (tess_app_prints())
       fprintf(stderr,
               PROG ": run.dt = %g (from %s) exceeds the linear stability limit %g of %s on this "
                    "grid (h = %g, K = %g, M = %g, linearised about |u| = %g); use run.dt <= %g "
@@ -169,7 +159,7 @@ static int check_settings(const tess_app *app, ch_opts *o) {
     return -1;
   }
   if (!isfinite(o->step_dt)) {
-    if (launcher_rank() == 0)
+    if (tess_app_prints())
       fprintf(stderr, PROG ": no mode is unstable on this grid, so run.cfl gives no time step; "
                            "set run.dt\n");
     return -1;
@@ -423,7 +413,12 @@ int main(int argc, char **argv) {
   const size_t nt = ch_settings(&o, table);
   tess_app app;
   const int n0[3] = {256, 256, 1};
-  const int b = tess_app_begin(&app, PROG, n0, table, nt, argc, argv);
+  tess_app_settings d;
+  tess_app_defaults(&d, PROG, n0);
+  d.steps = 1000;
+  d.every = 100;
+  snprintf(d.dir, sizeof d.dir, "ch-out");
+  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
   if (check_settings(&app, &o)) {

@@ -74,20 +74,27 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
   return tess_config_add(cfg, opts, sizeof opts / sizeof opts[0]);
 }
 
-int tess_app_begin(tess_app *app, const char *prog, const int default_n[3], const tess_opt *opts,
-                   size_t nopts, int argc, char **argv) {
-  memset(app, 0, sizeof *app);
-  app->prog = prog;
-  tess_app_settings *s = &app->s;
+int tess_app_prints(void) { return launcher_rank() == 0; }
+
+void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]) {
+  memset(s, 0, sizeof *s);
   for (int i = 0; i < 3; i++)
-    s->n[i] = default_n[i];
+    s->n[i] = n[i];
   s->steps = 100;
   s->checkpoint_keep = 2;
   snprintf(s->dir, sizeof s->dir, "%s-out", prog);
   strcpy(s->snapshot_vars, "all");
   strcpy(s->mode, "overlap");
   strcpy(s->device, "cpu");
-  const int quiet = launcher_rank() != 0;
+}
+
+int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *defaults,
+                   const tess_opt *opts, size_t nopts, int argc, char **argv) {
+  memset(app, 0, sizeof *app);
+  app->prog = prog;
+  tess_app_settings *s = &app->s;
+  *s = *defaults;
+  const int quiet = !tess_app_prints();
   if (tess_config_create(prog, &app->cfg)) return 2;
   tess_config_set_output(app->cfg, quiet ? NULL : stdout);
   int exit_now = 0;

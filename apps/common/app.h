@@ -66,18 +66,26 @@ typedef struct {
   int nattrs;
   const tess_attr *attrs; /* physics parameters stored in snapshots */
   double dt;              /* time step; choose_dt may change it */
-  int dt_every;           /* with choose_dt: it runs at steps that are multiples of this */
+  int dt_every;           /* choose_dt runs at multiples of this step (0: before every chunk) */
   void *ctx;
   tess_err (*choose_dt)(void *ctx, tess_sim_t sim, double *dt);                    /* or NULL */
   tess_err (*progress)(void *ctx, tess_sim_t sim, double steps_per_s, double eta); /* or NULL */
   tess_err (*output)(void *ctx, tess_sim_t sim, long step); /* extra output at snapshots */
 } tess_app_loop;
 
-/* Before MPI. Sets the common defaults (grid = default_n), adds them and the app's table to a
- * configuration and parses argv. Returns 0: go on; 1: --help or --print-config done (exit 0);
- * 2: bad input, message printed (exit 2). The app then checks its own values (exit 2). */
-int tess_app_begin(tess_app *app, const char *prog, const int default_n[3], const tess_opt *opts,
-                   size_t nopts, int argc, char **argv);
+/* The common defaults: grid n, 100 steps, no progress lines, no snapshots, no checkpoints
+ * (keep 2), output in "<prog>-out", overlap mode on the CPU. Apps change what they need and
+ * hand the result to tess_app_begin. */
+void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]);
+/* Before MPI. Takes `defaults` (tess_app_defaults), adds the common settings and the app's
+ * table to a configuration and parses argv. Returns 0: go on; 1: --help or --print-config done
+ * (exit 0); 2: bad input, message printed (exit 2). The app then checks its own values and
+ * reports them with tess_app_prints() (exit 2). */
+int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *defaults,
+                   const tess_opt *opts, size_t nopts, int argc, char **argv);
+/* 1 on the one rank that prints: before MPI starts, the launcher's rank 0 (mpirun exports the
+ * rank), so that bad input is reported once and not by every rank. */
+int tess_app_prints(void);
 /* MPI, StarPU, the output directory (when the run writes any file; `writes` adds the app's own
  * outputs), the configuration printed and saved there. 0, or 1 after a message. */
 int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);

@@ -336,7 +336,9 @@ int main(int argc, char **argv) {
   const size_t nt = heat_settings(&o, table);
   tess_app app;
   const int n0[3] = {64, 64, 1};
-  const int b = tess_app_begin(&app, PROG, n0, table, nt, argc, argv);
+  tess_app_settings d;
+  tess_app_defaults(&d, PROG, n0);
+  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
   /* an output directory named on purpose is created up front: checkpoints on a signal go there */

@@ -322,7 +322,10 @@ int main(int argc, char **argv) {
   const size_t nt = mhd_settings(&o, table);
   tess_app app;
   const int n0[3] = {64, 64, 64};
-  const int b = tess_app_begin(&app, PROG, n0, table, nt, argc, argv);
+  tess_app_settings d;
+  tess_app_defaults(&d, PROG, n0);
+  d.every = 10;
+  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
   if (tess_app_start(&app, &argc, &argv, 0)) tess_abort(1);
