@@ -191,6 +191,7 @@ tess_err tess_finalize(void) {
     starpu_profiling_bus_helper_display_summary();
   }
   starpu_mpi_shutdown(); /* writes each rank's FxT file */
+  tess_task_models_free();
   const int rank = my_rank;
   if (started_mpi) {
     MPI_Barrier(MPI_COMM_WORLD);

@@ -40,8 +40,6 @@ typedef struct {
   tess_pieceset reads[TESS_NPIECES];
   uint32_t halo_dirs;
   struct starpu_codelet cl[2]; /* inner, outer: the same kernel, told apart in traces */
-  struct starpu_perfmodel model[2];
-  char model_name[2][64];
 } tess_op;
 
 typedef struct {
@@ -151,6 +149,7 @@ void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
 void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st,
                                const tess_pieceset *set, enum starpu_data_access_mode m);
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
+void tess_task_models_free(void); /* after starpu_shutdown */
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op);
 double tess_now(void);

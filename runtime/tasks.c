@@ -50,6 +50,44 @@ static void stage_cuda(void *buffers[], void *cl_arg) {
 }
 #endif
 
+/* StarPU keeps every performance model a task used registered, by address, until
+ * starpu_shutdown, which saves its history and clears it: a model must outlive the sim whose
+ * codelets used it. So models live for the process (freed by tess_finalize), one per symbol,
+ * shared by later sims running the same stage (they share the history file anyway). */
+typedef struct tess_model {
+  struct tess_model *next;
+  struct starpu_perfmodel model;
+  char symbol[64];
+} tess_model;
+static tess_model *models;
+static pthread_mutex_t models_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct starpu_perfmodel *stage_model(const char *symbol) {
+  pthread_mutex_lock(&models_lock);
+  tess_model *m = models;
+  while (m && strcmp(m->symbol, symbol) != 0)
+    m = m->next;
+  if (!m && (m = calloc(1, sizeof *m))) {
+    snprintf(m->symbol, sizeof m->symbol, "%s", symbol);
+    m->model.type = STARPU_HISTORY_BASED;
+    m->model.symbol = m->symbol;
+    m->next = models;
+    models = m;
+  }
+  pthread_mutex_unlock(&models_lock);
+  return m ? &m->model : NULL;
+}
+
+void tess_task_models_free(void) {
+  pthread_mutex_lock(&models_lock);
+  while (models) {
+    tess_model *next = models->next;
+    free(models);
+    models = next;
+  }
+  pthread_mutex_unlock(&models_lock);
+}
+
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
   const tess_kernel *k = op->stage.kernel;
   (void)sim;
@@ -69,11 +107,11 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
     cl->name = k->name;
     cl->color = tess_task_kind_color(outer ? TESS_TASK_OUTER : TESS_TASK_INNER);
     /* inner and outer segments differ in size and shape: separate histories */
-    snprintf(op->model_name[outer], sizeof op->model_name[outer], "tess_%s_%d_%s",
-             k->name ? k->name : "stage", index, outer ? "outer" : "inner");
-    op->model[outer].type = STARPU_HISTORY_BASED;
-    op->model[outer].symbol = op->model_name[outer];
-    cl->model = &op->model[outer];
+    char symbol[64];
+    snprintf(symbol, sizeof symbol, "tess_%s_%d_%s", k->name ? k->name : "stage", index,
+             outer ? "outer" : "inner");
+    cl->model = stage_model(symbol);
+    TESS_CHECK(cl->model, TESS_ERR_MEM, "cannot allocate a performance model");
   }
   return TESS_OK;
 }

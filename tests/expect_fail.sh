@@ -8,4 +8,8 @@ printf '%s\n' "$out" | tail -n 15
 if [ "$rc" -eq 0 ]; then echo "FAIL: exited 0"; exit 1; fi
 if [ "$rc" -eq 124 ]; then echo "FAIL: timed out (hang?)"; exit 1; fi
 if ! printf '%s\n' "$out" | grep -Eq -- "$regex"; then echo "FAIL: output does not match /$regex/"; exit 1; fi
+# a refusal must be clean: a sanitizer report on the way out fails the test too
+if printf '%s\n' "$out" | grep -Eq -- "runtime error:|AddressSanitizer|LeakSanitizer"; then
+  echo "FAIL: a sanitizer reported an error"; exit 1
+fi
 echo "ok: exit $rc, message matches /$regex/"
