@@ -12,8 +12,9 @@
  *
  * Point data, one point per cell at x = g h: the convention of the legacy VTK writer of the
  * apps, and the form VTK 9.1's reader handles (it reads ImageData cell arrays with the point
- * extent and fails). VTK 9.1 (ParaView 5.10) reads the 3D files; it crashes on any 2D VTKHDF
- * image (nz = 1, WholeExtent z = [0 0]), a bug of that reader (later versions are untested).
+ * extent and fails). VTK 9.1 (ParaView 5.10) also crashes on any single-plane image (nz = 1,
+ * WholeExtent z = [0 0]: a bug of that reader), so a 2D grid is written as two identical planes,
+ * z = 0 and z = hz (WholeExtent z = [0 1], datasets [2][ny][nx]): a slab ParaView opens.
  * Our own attributes sit in a sibling group so that no parameter name can collide with the
  * attributes VTK reads.
  */
@@ -62,11 +63,14 @@ static tess_err check_args(tess_sim_t sim, const char *path, int nvar, const tes
   return TESS_OK;
 }
 
+/* Planes along z in the file: a 2D grid's plane twice (see the top of the file). */
+static int planes(const tess_sim_t sim) { return sim->n[2] == 1 ? 2 : sim->n[2]; }
+
 /* Collective: the groups and attributes; 0 or -1. */
 static int write_metadata(tess_sim_t sim, hid_t file, int nattr, const tess_attr *attrs,
                           const char *text) {
   const int version[2] = {1, 0};
-  const long long extent[6] = {0, sim->n[0] - 1, 0, sim->n[1] - 1, 0, sim->n[2] - 1};
+  const long long extent[6] = {0, sim->n[0] - 1, 0, sim->n[1] - 1, 0, planes(sim) - 1};
   const double origin[3] = {0, 0, 0}, direction[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   const long long step = sim->step;
   hid_t vtk = H5Gcreate2(file, "VTKHDF", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -102,8 +106,15 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
                  sim->field[v->field].name);
   if (!tess_h5_agree(sim->comm, s)) {
     char why[256];
-    const hid_t d = tess_h5_dataset_create(group, v->name, sim->n, v->ncomp);
-    if (d < 0 || tess_h5_block_io(d, &b, v->ncomp, buf, 1))
+    const int n[3] = {sim->n[0], sim->n[1], planes(sim)};
+    const hid_t d = tess_h5_dataset_create(group, v->name, n, v->ncomp);
+    int bad = d < 0;
+    for (int z = 0; !bad && z < n[2] / sim->n[2]; z++) { /* once, or the 2D plane twice */
+      tess_h5_block bz = b;
+      bz.lo[2] += (hsize_t)z;
+      bad = tess_h5_block_io(d, &bz, v->ncomp, buf, 1) != 0;
+    }
+    if (bad)
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing variable '%s' to '%s' failed: %s", v->name, tmp,
                    tess_h5_reason(why, sizeof why));
     if (d >= 0) H5Dclose(d);
