@@ -22,19 +22,27 @@ struct tess_pack_box {
   int dim0, dim1, nc;
 };
 
+/* Element i of a box of extent n over nc components, in buffer order ([z][y][c][x], x fastest),
+ * as its offset (x, c, y, z) inside the box. */
+template <typename I>
+__device__ __forceinline__ void tess_box_unflatten(I i, const int n[3], int nc, I o[4]) {
+  o[0] = i % (I)n[0];
+  i /= (I)n[0];
+  o[1] = i % (I)nc;
+  i /= (I)nc;
+  o[2] = i % (I)n[1];
+  o[3] = i / (I)n[1];
+}
+
 /* I: index type (unsigned or size_t); UNPACK: direction. */
 template <typename I, bool UNPACK>
 __global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I count) {
   const I stride = (I)gridDim.x * (I)blockDim.x;
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
-    I t = i;
-    const I x = t % (I)b.n[0];
-    t /= (I)b.n[0];
-    const I c = t % (I)b.nc;
-    t /= (I)b.nc;
-    const I y = t % (I)b.n[1];
-    const I z = t / (I)b.n[1];
-    const size_t k = TESS_IDX(b.dim0, b.dim1, b.nc, c, b.lo[0] + x, b.lo[1] + y, b.lo[2] + z);
+    I o[4];
+    tess_box_unflatten(i, b.n, b.nc, o);
+    const size_t k =
+        TESS_IDX(b.dim0, b.dim1, b.nc, o[1], b.lo[0] + o[0], b.lo[1] + o[2], b.lo[2] + o[3]);
     if (UNPACK)
       tile[k] = buf[i];
     else
@@ -48,34 +56,24 @@ __global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, 
                                  double *dst, I count) {
   const I stride = (I)gridDim.x * (I)blockDim.x;
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
-    I t = i;
-    const I x = t % (I)b.n[0];
-    t /= (I)b.n[0];
-    const I c = t % (I)b.nc;
-    t /= (I)b.nc;
-    const I y = t % (I)b.n[1];
-    const I z = t / (I)b.n[1];
-    dst[TESS_IDX(b.dim0, b.dim1, b.nc, c, dlo0 + x, dlo1 + y, dlo2 + z)] =
-        src[TESS_IDX(b.dim0, b.dim1, b.nc, c, b.lo[0] + x, b.lo[1] + y, b.lo[2] + z)];
+    I o[4];
+    tess_box_unflatten(i, b.n, b.nc, o);
+    dst[TESS_IDX(b.dim0, b.dim1, b.nc, o[1], dlo0 + o[0], dlo1 + o[2], dlo2 + o[3])] =
+        src[TESS_IDX(b.dim0, b.dim1, b.nc, o[1], b.lo[0] + o[0], b.lo[1] + o[2], b.lo[2] + o[3])];
   }
 }
 
 /* Box blockIdx.y of the wrap table; each box by a grid-stride loop over its elements. */
 __global__ void tess_wrap_kernel(tess_wrap_args a) {
   const int i = blockIdx.y;
-  const unsigned n0 = (unsigned)a.ext[i][0], n1 = (unsigned)a.ext[i][1], nc = (unsigned)a.nc;
-  const unsigned count = n0 * n1 * (unsigned)a.ext[i][2] * nc;
+  const unsigned count = (unsigned)a.ext[i][0] * a.ext[i][1] * a.ext[i][2] * a.nc;
   for (unsigned e = blockIdx.x * blockDim.x + threadIdx.x; e < count; e += gridDim.x * blockDim.x) {
-    unsigned t = e;
-    const int x = (int)(t % n0);
-    t /= n0;
-    const int c = (int)(t % nc);
-    t /= nc;
-    const int y = (int)(t % n1), z = (int)(t / n1);
-    a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, c, a.dst_lo[i][0] + x, a.dst_lo[i][1] + y,
-                    a.dst_lo[i][2] + z)] =
-        a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, c, a.src_lo[i][0] + x, a.src_lo[i][1] + y,
-                        a.src_lo[i][2] + z)];
+    unsigned o[4];
+    tess_box_unflatten(e, a.ext[i], a.nc, o);
+    a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.dst_lo[i][0] + o[0], a.dst_lo[i][1] + o[2],
+                    a.dst_lo[i][2] + o[3])] =
+        a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.src_lo[i][0] + o[0],
+                        a.src_lo[i][1] + o[2], a.src_lo[i][2] + o[3])];
   }
 }
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# gpu-verify.sh — a quick GPU regression check on one GPU (about a minute), run from the repository
+# root with a bundle in .gpu-bundle (scripts/gpu-bundle.sh): every halo path (solo wrap, same-GPU
+# copy tasks, pack -> MPI -> unpack between two ranks sharing the GPU) bitwise against the CPU,
+# MHD against the serial model in ulps, then MHD median times per step at 128^3, 256^3, 512^3.
+set -uo pipefail
+source .gpu-bundle/env.sh >/dev/null 2>&1; export LD_LIBRARY_PATH=$PWD/.gpu-bundle/extra/lib:$LD_LIBRARY_PATH STARPU_SILENT=1 STARPU_HOME=/tmp/sh OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
+B=.gpu-bundle/extra/build; H=$B/apps/heat/tess-heat; M=$B/apps/mhd/tess-mhd; X=$B/tests/dump_compare
+STARPU_NCPU=8 $H --device cpu --grid 48,40,32 --order 6 --steps 20 --tiles 4 --dump /tmp/hc.bin > /dev/null 2>&1
+STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 3 --dump /tmp/h1.bin > /dev/null 2>&1; echo "heat 1 GPU 3 tiles (copy tasks): $($X /tmp/hc.bin /tmp/h1.bin)"
+mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 exec "$0" "$@"' $H --device cuda --grid 48,40,32 --order 6 --steps 20 --dump /tmp/h2.bin > /dev/null 2>&1; echo "heat 2 ranks on 1 GPU (pack/MPI/unpack): $($X /tmp/hc.bin /tmp/h2.bin)"
+STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat solo (wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
+A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 10 --every 0 --dt 1e-3"
+STARPU_NCPU=8 $M --device cpu --tiles 2 $A --dump /tmp/mc.bin > /dev/null 2>&1
+STARPU_NCUDA=1 $M --device cuda --tiles 2 $A --dump /tmp/m1.bin > /dev/null 2>&1; echo "mhd 1 GPU 2 tiles: $(cmp /tmp/mc.bin /tmp/m1.bin && echo identical)"
+STARPU_NCUDA=1 $M --device cuda $A --dump /tmp/m2.bin > /dev/null 2>&1; echo "mhd solo: $(cmp /tmp/mc.bin /tmp/m2.bin && echo identical)"
+$B/tests/test_mhd_reference --device cuda --grid 32,32,32 --tiles 1 2>&1 | tail -1
+$B/bench/copy_bw 1024 | head -1
+for n in 128 256 512; do s=110; [ $n = 512 ] && s=60; echo "mhd $n^3: $(STARPU_NCUDA=1 $M --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $s 2>&1 | grep '^median')"; done
