@@ -102,21 +102,7 @@ static void tess_copy_cpu_func(void *buffers[], void *cl_arg) {
   tess_copy_cpu_box(cl_arg);
 }
 
-static void tess_wrap_cpu_func(void *buffers[], void *cl_arg) {
-  const tess_wrap_args *a = cl_arg;
-  STARPU_ASSERT_MSG((double *)STARPU_BLOCK_GET_PTR(buffers[0]) == a->tile,
-                    "halo wrap runs on a node that does not hold its tile");
-  tess_wrap_cpu(a);
-}
-
 #ifdef STARPU_USE_CUDA
-static void tess_wrap_cuda_func(void *buffers[], void *cl_arg) {
-  const tess_wrap_args *a = cl_arg;
-  STARPU_ASSERT_MSG((double *)STARPU_BLOCK_GET_PTR(buffers[0]) == a->tile,
-                    "halo wrap runs on a node that does not hold its tile");
-  tess_wrap_cuda(a, starpu_cuda_get_local_stream());
-}
-
 static void tess_copy_cuda_func(void *buffers[], void *cl_arg) {
   (void)buffers;
   tess_copy_cuda_box(cl_arg, starpu_cuda_get_local_stream());
@@ -153,20 +139,6 @@ static struct starpu_perfmodel tess_copy_model = {
     .type = STARPU_HISTORY_BASED,
     .symbol = "tess_halo_copy",
     .footprint = tess_copy_footprint,
-};
-
-static uint32_t tess_wrap_footprint(struct starpu_task *task) {
-  const tess_wrap_args *a = task->cl_arg;
-  uint32_t h = starpu_hash_crc32c_be((uint32_t)a->nc, (uint32_t)a->n);
-  for (int i = 0; i < 3; i++)
-    h = starpu_hash_crc32c_be((uint32_t)a->dim[i], h);
-  return h;
-}
-
-static struct starpu_perfmodel tess_wrap_model = {
-    .type = STARPU_HISTORY_BASED,
-    .symbol = "tess_halo_wrap",
-    .footprint = tess_wrap_footprint,
 };
 
 static struct starpu_perfmodel tess_pack_model = {
@@ -215,17 +187,4 @@ struct starpu_codelet tess_halo_copy_cl = {
 #endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &tess_copy_model,
-};
-
-struct starpu_codelet tess_halo_wrap_cl = {
-    .name = "halo_wrap",
-    .color = 0x66c2a5, /* teal, like the same-node copies */
-    .cpu_funcs = {tess_wrap_cpu_func},
-#ifdef STARPU_USE_CUDA
-    .cuda_funcs = {tess_wrap_cuda_func},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    .nbuffers = 1,
-    .modes = {STARPU_RW},
-    .model = &tess_wrap_model,
 };

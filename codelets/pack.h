@@ -45,10 +45,10 @@ typedef struct {
 } tess_copy_args;
 
 /* All the halo boxes of a tile that is its own neighbour (periodic, alone in its grid), filled
- * from its own owned cells in one task: box i copies the extent ext[i] from src_lo[i] to
- * dst_lo[i] inside `tile`. */
+ * from its own owned cells: box i copies the extent ext[i] from src_lo[i] to dst_lo[i] inside
+ * `tile`. The runtime runs them inside a solo tile's stage task, before its kernel. */
 #define TESS_WRAP_MAX 26
-typedef struct {
+typedef struct tess_wrap_args_s {
   int n;
   int src_lo[TESS_WRAP_MAX][3], dst_lo[TESS_WRAP_MAX][3], ext[TESS_WRAP_MAX][3];
   int dim[3], nc;
@@ -75,7 +75,6 @@ void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s);
  *                   tile pieces the box covers, typically STARPU_R, only for dependencies.
  *   tess_unpack_cl: buffers[0] STARPU_R vector of doubles; further buffers: the covered
  *                   pieces, STARPU_W (or STARPU_RW when a piece is only partly overwritten).
- *   tess_halo_wrap_cl: one buffer, the tile's whole handle, STARPU_RW; cl_arg a tess_wrap_args.
  *   tess_halo_copy_cl: only dependency buffers: the source pieces STARPU_R, then the
  *                   destination halo pieces STARPU_W; cl_arg a tess_copy_args.
  * cl_arg: a tess_pack_args (task->cl_arg, by pointer). The vector holds at least the box
@@ -85,7 +84,6 @@ void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s);
 extern struct starpu_codelet tess_pack_cl;
 extern struct starpu_codelet tess_unpack_cl;
 extern struct starpu_codelet tess_halo_copy_cl;
-extern struct starpu_codelet tess_halo_wrap_cl;
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,9 @@
  * halo_copy task, box to box, that reads N's send pieces and writes X's halo pieces: one task
  * instead of two plus a buffer (kind "copy", logged and named as X's halo h).
  *
- * A solo tile (one rank, one tile, on a GPU: sim.c) fills all its halos from its own cells in
- * one halo_wrap task on its one handle.
+ * A solo tile (one rank, one tile, on a GPU: sim.c) has no exchange: the stage task that reads
+ * a field refills the field's halos from its own cells (tess_halo_wrap_args) before its kernel,
+ * on the same stream, so a stage is one task.
  *
  * pack reads only the owned pieces it sends, unpack writes only the halo pieces of its
  * direction, so each chain depends on nothing but its own data (digest 2.7). Receives are
@@ -28,6 +29,7 @@
 
 #include <starpu_mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pack.h"
 
@@ -143,11 +145,9 @@ static tess_err submit_copy(tess_sim_t sim, int stage, tess_tile *n, tess_tile *
   return tess_task_submit(sim, &spec);
 }
 
-/* A solo tile (sim.c) is its own neighbour in every direction: all its halos in one task. */
-static tess_err submit_wrap(tess_sim_t sim, int stage, tess_tile *x, int slot, int nc,
-                            uint32_t dirs) {
-  tess_wrap_args *a = calloc(1, sizeof *a);
-  TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate halo wrap arguments");
+void tess_halo_wrap_args(const tess_sim_t sim, const tess_tile *x, int slot, int nc, uint32_t dirs,
+                         tess_wrap_args *a) {
+  memset(a, 0, sizeof *a);
   for (int i = 0; i < 3; i++)
     a->dim[i] = sim->dim[i];
   a->nc = nc;
@@ -169,23 +169,14 @@ static tess_err submit_wrap(tess_sim_t sim, int stage, tess_tile *x, int slot, i
     }
     a->n++;
   }
-  tess_task_spec spec = {.cl = &tess_halo_wrap_cl,
-                         .arg = a,
-                         .arg_size = sizeof *a,
-                         .priority = TESS_PRIO_HALO,
-                         .tile = x,
-                         .kind = TESS_TASK_COPY,
-                         .log_tile = x->id,
-                         .dir = TESS_DIR_CENTER,
-                         .stage = stage};
-  tess_task_spec_add(&spec, x->slot[slot].whole, STARPU_RW);
-  return tess_task_submit(sim, &spec);
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage) {
   const int slot = sim->field[field].slot, nc = sim->field[field].nc;
-  if (sim->ntiles == 1 && sim->tile[0].solo)
-    return submit_wrap(sim, stage, &sim->tile[0], slot, nc, dirs);
+  if (sim->ntiles == 1 && sim->tile[0].solo) { /* the stage's own task refills them first */
+    sim->field[field].wrap_due |= dirs;
+    return TESS_OK;
+  }
 
   /* 1. receives from remote neighbours */
   for (int l = 0; l < sim->ntiles; l++) {

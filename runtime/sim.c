@@ -347,7 +347,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   }
   /* A GPU tile that is its own neighbour in every direction (one rank, one tile) has no other
    * device to wait for: segments would only multiply launches and task overhead, so it runs
-   * each stage as one whole-tile task after one halo-wrap task. CPU tiles keep their segments:
+   * each stage as one whole-tile task that first refills its halos. CPU tiles keep their segments:
    * they are what spreads one tile over several cores. TESS_SOLO=0 never, 1 also on CPUs
    * (tests: the solo path checked against the segmented one without a GPU). */
   const char *solo_env = getenv("TESS_SOLO");

@@ -28,6 +28,7 @@ typedef struct {
   int nc;
   int slot;            /* storage slot currently behind this field (swaps change it) */
   uint32_t halo_valid; /* halo directions holding current data */
+  uint32_t wrap_due;   /* solo tile: halo directions the next stage task refills first */
 } tess_field;
 
 typedef enum { TESS_OP_STAGE, TESS_OP_SWAP } tess_op_kind;
@@ -160,7 +161,11 @@ unsigned tess_task_kind_color(tess_task_kind kind);
 void tess_names_free(tess_sim_t sim);
 
 /* halo.c */
+struct tess_wrap_args_s; /* codelets/pack.h */
 tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage);
+/* The box copies that fill halo directions `dirs` of a solo tile from its own cells. */
+void tess_halo_wrap_args(const tess_sim_t sim, const tess_tile *x, int slot, int nc, uint32_t dirs,
+                         struct tess_wrap_args_s *a);
 void tess_halo_release(tess_sim_t sim);
 
 /* Priorities: data leaving the tile first (the critical path), then the outer segments that

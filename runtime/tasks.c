@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "pack.h"
 #include "sim.h"
 
 double tess_now(void) {
@@ -20,16 +21,20 @@ double tess_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The cl_arg of a stage task: the region, then the stage's parameter block. */
+/* The cl_arg of a stage task: this struct, the halo wraps of a solo tile, then the stage's
+ * parameter block. */
 typedef struct {
   tess_region r;
   const tess_kernel *kernel;
   uintptr_t expect0; /* where buffer 0 must point on the executing node */
+  int nwrap;         /* solo tile: tess_wrap_args that follow, run before the kernel */
 } stage_arg;
+
+static const tess_wrap_args *stage_wraps(stage_arg *a) { return (const tess_wrap_args *)(a + 1); }
 
 static const tess_region *stage_region(void *buffers[], void *cl_arg) {
   stage_arg *a = cl_arg;
-  a->r.params = a + 1; /* the parameter copy follows the struct (cl_arg may have moved) */
+  a->r.params = stage_wraps(a) + a->nwrap; /* the copies follow the struct (cl_arg may move) */
   if (STARPU_BLOCK_GET_PTR(buffers[0]) != a->expect0) {
     fprintf(stderr, "tessera: kernel '%s' runs on a memory node that does not hold its tile\n",
             a->kernel->name);
@@ -40,12 +45,16 @@ static const tess_region *stage_region(void *buffers[], void *cl_arg) {
 
 static void stage_cpu(void *buffers[], void *cl_arg) {
   const tess_region *r = stage_region(buffers, cl_arg);
+  for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
+    tess_wrap_cpu(&stage_wraps(cl_arg)[i]);
   ((stage_arg *)cl_arg)->kernel->cpu(r);
 }
 
 #ifdef STARPU_USE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
   const tess_region *r = stage_region(buffers, cl_arg);
+  for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
+    tess_wrap_cuda(&stage_wraps(cl_arg)[i], starpu_cuda_get_local_stream());
   ((stage_arg *)cl_arg)->kernel->cuda(r, starpu_cuda_get_local_stream());
 }
 #endif
@@ -261,9 +270,15 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
         if (!out0->piece[p]) continue;
       }
 
-      stage_arg *arg = malloc(sizeof *arg + st->params_size);
+      /* a solo tile refills the halos its inputs need first, in this task (halo.c) */
+      int nwrap = 0;
+      for (int k = 0; k < st->nin && p < 0; k++)
+        nwrap += sim->field[st->in[k]].wrap_due != 0;
+      const size_t arg_size = sizeof(stage_arg) + nwrap * sizeof(tess_wrap_args) + st->params_size;
+      stage_arg *arg = malloc(arg_size);
       TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a task argument");
       memset(arg, 0, sizeof *arg);
+      arg->nwrap = nwrap;
       tess_region *r = &arg->r;
       tess_box b;
       if (p >= 0)
@@ -287,13 +302,14 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       r->t = sim->time;
       r->dt = sim->dt;
       r->stage = op_index;
-      if (st->params_size) memcpy(arg + 1, st->params, st->params_size);
+      if (st->params_size)
+        memcpy((tess_wrap_args *)stage_wraps(arg) + nwrap, st->params, st->params_size);
       arg->kernel = st->kernel;
 
       const int inner = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1) == TESS_DIR_CENTER;
       tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner],
                              .arg = arg,
-                             .arg_size = sizeof *arg + st->params_size,
+                             .arg_size = arg_size,
                              .tile = tile,
                              .log_tile = tile->id,
                              .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
@@ -315,16 +331,22 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
                          ? (uintptr_t)r->out[0]
                          : (uintptr_t)(r->out[0] + TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0],
                                                             0, b.lo[0], b.lo[1], b.lo[2]));
-      for (int k = 0; k < st->nin; k++) {
-        const tess_field *f = &sim->field[st->in[k]];
+      for (int k = 0, w = 0; k < st->nin; k++) {
+        tess_field *f = &sim->field[st->in[k]];
         const tess_storage *s = &tile->slot[f->slot];
         r->in[k] = s->base;
         r->in_nc[k] = f->nc;
         int dup = 0; /* an input that is also an output is already in, RW */
         for (int j = 0; j < st->nout && p < 0; j++)
           dup |= st->out[j] == st->in[k];
+        const int wraps = p < 0 && f->wrap_due; /* its halos are written here: RW */
+        if (wraps) {
+          tess_halo_wrap_args(sim, tile, f->slot, f->nc, f->wrap_due,
+                              (tess_wrap_args *)stage_wraps(arg) + w++);
+          f->wrap_due = 0;
+        }
         if (p < 0 && !dup)
-          tess_task_spec_add(&spec, s->whole, STARPU_R);
+          tess_task_spec_add(&spec, s->whole, wraps ? STARPU_RW : STARPU_R);
         else if (p >= 0)
           tess_task_spec_add_pieces(&spec, s, &op->reads[p], STARPU_R);
       }
