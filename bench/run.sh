@@ -3,7 +3,7 @@
 # in one call on the GPU host, with a bundle from scripts/gpu-bundle.sh:
 #
 #   1. ceilings measured in the same run (bench/copy_bw): device copy, host<->GPU, GPU<->GPU
-#   2. for every app and size, on 1, 2, 4 GPUs (as many as the host has): one rank driving all
+#   2. for every app and size, on 1, 2, 4, 8 GPUs (as many as the host has): one rank driving all
 #      GPUs and one rank per GPU, overlapped and bulk-synchronous; the median time per step
 #      over chunks of 10 steps after warm-up (the apps' '^median' line)
 #   3. bench/summarize.py: the CSV (one row per run) and the table: ns/cell/step, ratio to the
@@ -60,7 +60,7 @@ run() {
 for app in $apps; do
   sizes=$sizes_mhd; [ "$app" = ch ] && sizes=$sizes_ch
   for n in $sizes; do
-    for g in 1 2 4; do
+    for g in 1 2 4 8; do
       [ "$g" -le "$ngpu" ] || continue
       for mode in overlap bulk; do
         run "$app" "$n" "$g" 1 "$mode"
