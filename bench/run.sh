@@ -11,7 +11,8 @@
 #      T = max(tau_W, tau_Q) + tau_0 (digest 2.10) from pi and beta measured here
 #
 # Output under $OUT (default /tmp/bench): runs.csv (raw), bench.csv, table.txt, logs/.
-#   APPS default "mhd ch"; SIZES_MHD default "256 512"; SIZES_CH default "512".
+#   APPS default "mhd ch" (also: mhdweak, weak scaling with SIZES_MHD cells per GPU);
+#   SIZES_MHD default "256 512"; SIZES_CH default "512".
 set -uo pipefail
 bundle=$(cd "${1:?usage: run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH]}" && pwd)
 apps=${2:-mhd ch} sizes_mhd=${3:-256 512} sizes_ch=${4:-512}
@@ -26,18 +27,22 @@ ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi -L | tee "$out/gpus.txt"
 "$B/bench/copy_bw" 1024 | tee "$out/bw.txt"
 
-declare -A bin=([mhd]=$B/apps/mhd/tess-mhd [ch]=$B/apps/cahn_hilliard/tess-ch)
+declare -A bin=([mhd]=$B/apps/mhd/tess-mhd [mhdweak]=$B/apps/mhd/tess-mhd
+                [ch]=$B/apps/cahn_hilliard/tess-ch)
 # Astaroth's benchmark set-up (random fields, dt = 2^-23); CH: fused forward Euler, 3D.
 declare -A args=([mhd]="--set init.ic=random --dt 1.1920929e-7"
+                 [mhdweak]="--set init.ic=random --dt 1.1920929e-7"
                  [ch]="--variant fused")
 csv=$out/runs.csv
 echo "app,size,gpus,ranks,mode,median_ms,p90_ms,procs,tiles,tile" > "$csv"
 
-# run APP N GPUS RANKS MODE: one line of runs.csv from the app's output
+# run APP N GPUS RANKS MODE: one line of runs.csv from the app's output. APP mhdweak is weak
+# scaling: n^3 cells per GPU, the grid grown along z (n x n x g n).
 run() {
-  local app=$1 n=$2 g=$3 r=$4 mode=$5 log=$out/logs/$1-$2-g$3-r$4-$5.log steps=60
-  [ "$n" -ge 512 ] && [ "$app" = mhd ] && steps=40
-  local cmd=("${bin[$app]}" --device cuda --grid "$n,$n,$n" --every 0 --warmup 10
+  local app=$1 n=$2 g=$3 r=$4 mode=$5 log=$out/logs/$1-$2-g$3-r$4-$5.log steps=60 nz=$2
+  [ "$n" -ge 512 ] && [ "$app" != ch ] && steps=40
+  [ "$app" = mhdweak ] && nz=$((n * g))
+  local cmd=("${bin[$app]}" --device cuda --grid "$n,$n,$nz" --every 0 --warmup 10
              --steps $((10 + steps)) --mode "$mode" ${args[$app]})
   local t0=$SECONDS
   if [ "$r" -eq 1 ]; then

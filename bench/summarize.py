@@ -7,7 +7,8 @@ Per run (app, size n^3, GPUs g, ranks, mode):
                  bytes_per_cell_step * n^3 / (g * copy_bw)     (MHD fp64: 576 B; CH fused: 16 B)
   x floor        median / floor
   ovl/bulk       bulk median / overlapped median of the same app, size, GPUs and ranks
-  eff            strong-scaling efficiency T(1 GPU) / (g * T(g)), same app, size and mode
+  eff            strong-scaling efficiency T(1 GPU) / (g * T(g)), same app, size and mode;
+                 for mhdweak (size^3 cells per GPU) the weak-scaling efficiency T(1 GPU) / T(g)
   model          T = max(tau_W, tau_Q) + tau_0 (digest 2.10) with
                  tau_W = W / pi: W = n^3 / g cells per GPU, 1/pi = the 1-GPU overlapped
                          ns/cell/step of the same app and size (measured in this run)
@@ -25,6 +26,7 @@ import sys
 # bytes moved per cell per step at the floor; halo: (components, radius, exchanges per step)
 APPS = {"mhd": {"bytes": 576, "nc": 8, "r": 3, "exch": 3},
         "ch": {"bytes": 16, "nc": 1, "r": 2, "exch": 1}}
+APPS["mhdweak"] = APPS["mhd"]  # weak scaling: size^3 cells per GPU (bench/run.sh)
 
 
 def bandwidths(path):
@@ -68,12 +70,13 @@ def main():
     rows = []
     for r in runs:
         app, n, g, nr, mode = key(r)
-        cells = n ** 3
+        weak = app.endswith("weak")
+        cells = n ** 3 * (g if weak else 1)
         floor = APPS[app]["bytes"] * cells / (g * copy) * 1e3 if copy else float("nan")
         bulk = by.get((app, n, g, nr, "bulk"))
         one = by.get((app, n, 1, 1, mode))
         one_ovl = by.get((app, n, 1, 1, "overlap"))
-        tau_w = one_ovl["median_ms"] / g if one_ovl else float("nan")
+        tau_w = one_ovl["median_ms"] / (1 if weak else g) if one_ovl else float("nan")
         beta = peer if nr == 1 else staged
         q = halo_bytes(app, r["procs"], r["tiles"], r["tile"]) if g > 1 else 0
         tau_q = q / beta * 1e3 if (beta and q) else 0.0
@@ -84,7 +87,8 @@ def main():
             "floor_ms": floor, "floor_ratio": r["median_ms"] / floor,
             "ovl_over_bulk": (bulk["median_ms"] / r["median_ms"]) if (bulk and mode == "overlap")
             else float("nan"),
-            "efficiency": one["median_ms"] / (g * r["median_ms"]) if one else float("nan"),
+            "efficiency": one["median_ms"] / ((1 if weak else g) * r["median_ms"]) if one
+            else float("nan"),
             "model_ms": max(tau_w, tau_q), "tau_w_ms": tau_w, "tau_q_ms": tau_q,
             "layout": "%s ranks x %s tiles" % (r["procs"], r["tiles"])})
     with open(sys.argv[3], "w", newline="") as f:
@@ -95,10 +99,10 @@ def main():
     print("ceilings: copy %.0f GB/s (read+write), h2d %.1f, d2h %.1f, GPU->GPU %s GB/s" % (
         (copy or 0) / 1e9, bw.get("h2d", 0) / 1e9, bw.get("d2h", 0) / 1e9,
         "%.0f" % (peer / 1e9) if peer else "-"))
-    print("app size  GPUs ranks mode     median ms   p90 ms  ns/cell  x floor  ovl/bulk  "
+    print("app     size  GPUs ranks mode     median ms   p90 ms  ns/cell  x floor  ovl/bulk  "
           "eff    model ms (tau_W, tau_Q)")
     for x in rows:
-        print("%-3s %4d^3 %4d %5d %-8s %9.3f %8.3f %8.3f %8.2f %9s %5s %9.3f (%.3f, %.3f)" % (
+        print("%-7s %4d^3 %4d %5d %-8s %9.3f %8.3f %8.3f %8.2f %9s %5s %9.3f (%.3f, %.3f)" % (
             x["app"], x["size"], x["gpus"], x["ranks"], x["mode"], x["median_ms"], x["p90_ms"],
             x["ns_cell_step"], x["floor_ratio"],
             "%.2f" % x["ovl_over_bulk"] if x["ovl_over_bulk"] == x["ovl_over_bulk"] else "",
