@@ -62,17 +62,22 @@ static starpu_data_handle_t buffer(const tess_sim_t sim, starpu_data_handle_t *h
   return *h;
 }
 
+static tess_pack_args box_args(const tess_sim_t sim, const tess_storage *st, int nc,
+                               const tess_box *b) {
+  tess_pack_args a = {.nc = nc, .tile = st->base};
+  for (int i = 0; i < 3; i++) {
+    a.lo[i] = b->lo[i];
+    a.hi[i] = b->hi[i];
+    a.dim[i] = sim->dim[i];
+  }
+  return a;
+}
+
+/* The same, malloc'd for a task's cl_arg (StarPU frees it); NULL when out of memory. */
 static tess_pack_args *pack_args(const tess_sim_t sim, const tess_storage *st, int nc,
                                  const tess_box *b) {
   tess_pack_args *a = malloc(sizeof *a);
-  if (!a) return NULL;
-  for (int i = 0; i < 3; i++) {
-    a->lo[i] = b->lo[i];
-    a->hi[i] = b->hi[i];
-    a->dim[i] = sim->dim[i];
-  }
-  a->nc = nc;
-  a->tile = st->base;
+  if (a) *a = box_args(sim, st, nc, b);
   return a;
 }
 
@@ -119,13 +124,7 @@ static tess_err submit_copy(tess_sim_t sim, int stage, tess_tile *n, tess_tile *
   tess_halo_box(sim->tn, sim->ghost, h, &hb);
   tess_copy_args *a = malloc(sizeof *a);
   TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate halo copy arguments");
-  tess_pack_args *src = pack_args(sim, &n->slot[slot], nc, sb);
-  if (!src) {
-    free(a);
-    return TESS_ERROR(TESS_ERR_MEM, "cannot allocate halo copy arguments");
-  }
-  a->src = *src;
-  free(src);
+  a->src = box_args(sim, &n->slot[slot], nc, sb);
   for (int i = 0; i < 3; i++)
     a->dst_lo[i] = hb.lo[i];
   a->dst_tile = x->slot[slot].base;

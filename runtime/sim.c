@@ -404,9 +404,6 @@ long tess_sim_step(tess_sim_t sim) { return sim->step; }
 const char *tess_sim_field_name(tess_sim_t sim, int field) {
   return field >= 0 && field < sim->nfields ? sim->field[field].name : "?";
 }
-int tess_sim_field_ncomp(tess_sim_t sim, int field) {
-  return field >= 0 && field < sim->nfields ? sim->field[field].nc : 0;
-}
 
 void tess_sim_destroy(tess_sim_t *psim) {
   if (!psim || !*psim) return;

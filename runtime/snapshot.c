@@ -109,7 +109,8 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
     const int n[3] = {sim->n[0], sim->n[1], planes(sim)};
     const hid_t d = tess_h5_dataset_create(group, v->name, n, v->ncomp);
     int bad = d < 0;
-    for (int z = 0; !bad && z < n[2] / sim->n[2]; z++) { /* once, or the 2D plane twice */
+    const int copies = sim->n[2] == 1 ? 2 : 1; /* the 2D plane twice (top of the file) */
+    for (int z = 0; !bad && z < copies; z++) {
       tess_h5_block bz = b;
       bz.lo[2] += (hsize_t)z;
       bad = tess_h5_block_io(d, &bz, v->ncomp, buf, 1) != 0;

@@ -30,7 +30,7 @@ typedef struct {
   int nwrap;         /* solo tile: tess_wrap_args that follow, run before the kernel */
 } stage_arg;
 
-static const tess_wrap_args *stage_wraps(stage_arg *a) { return (const tess_wrap_args *)(a + 1); }
+static tess_wrap_args *stage_wraps(stage_arg *a) { return (tess_wrap_args *)(a + 1); }
 
 static const tess_region *stage_region(void *buffers[], void *cl_arg) {
   stage_arg *a = cl_arg;
@@ -302,8 +302,7 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       r->t = sim->time;
       r->dt = sim->dt;
       r->stage = op_index;
-      if (st->params_size)
-        memcpy((tess_wrap_args *)stage_wraps(arg) + nwrap, st->params, st->params_size);
+      if (st->params_size) memcpy(stage_wraps(arg) + nwrap, st->params, st->params_size);
       arg->kernel = st->kernel;
 
       const int inner = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1) == TESS_DIR_CENTER;
@@ -341,8 +340,7 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
           dup |= st->out[j] == st->in[k];
         const int wraps = p < 0 && f->wrap_due; /* its halos are written here: RW */
         if (wraps) {
-          tess_halo_wrap_args(sim, tile, f->slot, f->nc, f->wrap_due,
-                              (tess_wrap_args *)stage_wraps(arg) + w++);
+          tess_halo_wrap_args(sim, tile, f->slot, f->nc, f->wrap_due, stage_wraps(arg) + w++);
           f->wrap_due = 0;
         }
         if (p < 0 && !dup)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_fixture.h"
 #include "tessera_config.h"
 
 static int failures = 0;
@@ -23,26 +24,7 @@ static int failures = 0;
     }                                                                                              \
   } while (0)
 
-/* The app's variables and their defaults. */
-static struct vars {
-  int steps, nx, n[3], check;
-  long seed;
-  double nu, cs0, h[3];
-  char mode[16], out[32];
-} v;
-
-static void defaults(void) {
-  memset(&v, 0, sizeof v);
-  v.steps = 100;
-  v.nx = 64;
-  v.n[0] = v.n[1] = v.n[2] = 32;
-  v.seed = 1;
-  v.nu = 5e-3;
-  v.cs0 = 1;
-  v.h[0] = v.h[1] = v.h[2] = 0.1;
-  strcpy(v.mode, "overlap");
-  strcpy(v.out, "out");
-}
+/* struct vars v and defaults(): config_fixture.h */
 
 static tess_config_t make(void) {
   const tess_opt t[] = {

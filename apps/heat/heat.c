@@ -341,9 +341,7 @@ int main(int argc, char **argv) {
   const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
-  /* an output directory named on purpose is created up front: checkpoints on a signal go there */
-  const int out_named = strcmp(tess_config_source(app.cfg, "output.dir"), "default") != 0;
-  if (tess_app_start(&app, &argc, &argv, out_named)) tess_abort(1);
+  if (tess_app_start(&app, &argc, &argv, 0)) tess_abort(1);
   const int err = run(&app, &o);
   if (err == 1) tess_abort(1);
   tess_app_end(&app);

@@ -170,7 +170,6 @@ typedef struct {
 tess_err tess_sim_check_finite(tess_sim_t sim, int nfields, const int *fields, tess_nonfinite *nf);
 /* The name given to tess_sim_add_field. */
 const char *tess_sim_field_name(tess_sim_t sim, int field);
-int tess_sim_field_ncomp(tess_sim_t sim, int field);
 
 double tess_sim_time(tess_sim_t sim);
 long tess_sim_step(tess_sim_t sim);
