@@ -60,58 +60,77 @@ int tess_heat_plan_make(const tess_region *r, int radius, tess_heat_plan *p) {
     p->b[3] = 1.0 / 90.0;
   }
   p->coef = r->dt * hp->kappa;
+  for (int i = 0; i < 3; i++)
+    p->inv_h2_f[i] = (float)p->inv_h2[i];
+  for (int i = 0; i < 4; i++)
+    p->b_f[i] = (float)p->b[i];
+  p->coef_f = (float)p->coef;
+  p->prec = r->prec;
   p->in = r->in[0];
   p->out = r->out[0];
   return 1;
 }
 
-/* 1D second difference of f at f[0] along stride s, unscaled. R is a constant at every call
- * site, so the branches fold away. The weights beyond R are not added as zeros: that would
- * change nothing but the sign of a zero, yet it is easier to keep both versions identical
- * when they run the same operations. */
-static inline double tess_heat_d2(const double *f, ptrdiff_t s, int R, const double *b) {
-  double acc = b[0] * f[0];
-  acc = acc + b[1] * (f[s] + f[-s]);
-  if (R >= 2) acc = acc + b[2] * (f[2 * s] + f[-2 * s]);
-  if (R >= 3) acc = acc + b[3] * (f[3 * s] + f[-3 * s]);
-  return acc;
-}
-
-/* NA: number of active axes, a constant at every call site like R, so the inner loop is
- * straight-line code. st/ih: stride and 1/h^2 of the active axes, in x, y, z order. */
-static inline void tess_heat_sweep(const tess_heat_plan *p, int R, int NA, const ptrdiff_t *st,
-                                   const double *ih) {
-  for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)
-    for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++)
-      for (int c = 0; c < p->nc; c++) {
-        const size_t row = TESS_IDX(p->dim0, p->dim1, p->nc, c, p->lo[0], y, z);
-        const double *restrict u = p->in + row;
-        double *restrict o = p->out + row;
-        for (int x = 0; x < p->n[0]; x++) {
-          double lap = 0.0; /* stays 0 only on a grid with no active axis */
-          if (NA >= 1) lap = tess_heat_d2(u + x, st[0], R, p->b) * ih[0];
-          if (NA >= 2) lap = lap + tess_heat_d2(u + x, st[1], R, p->b) * ih[1];
-          if (NA >= 3) lap = lap + tess_heat_d2(u + x, st[2], R, p->b) * ih[2];
-          o[x] = u[x] + p->coef * lap;
-        }
-      }
-}
+/* The sweep, once per element type (SFX _f64 / _f32; b, ih and coef in that type):
+ *
+ * tess_heat_d2: 1D second difference of f at f[0] along stride s, unscaled. R is a constant at
+ * every call site, so the branches fold away. The weights beyond R are not added as zeros: that
+ * would change nothing but the sign of a zero, yet it is easier to keep both versions
+ * identical when they run the same operations.
+ *
+ * tess_heat_sweep: NA is the number of active axes, a constant at every call site like R, so
+ * the inner loop is straight-line code. st/ih: stride and 1/h^2 of the active axes, in x, y, z
+ * order. */
+#define TESS_HEAT_SWEEP(real, SFX)                                                                 \
+  static inline real tess_heat_d2##SFX(const real *f, ptrdiff_t s, int R, const real *b) {         \
+    real acc = b[0] * f[0];                                                                        \
+    acc = acc + b[1] * (f[s] + f[-s]);                                                             \
+    if (R >= 2) acc = acc + b[2] * (f[2 * s] + f[-2 * s]);                                         \
+    if (R >= 3) acc = acc + b[3] * (f[3 * s] + f[-3 * s]);                                         \
+    return acc;                                                                                    \
+  }                                                                                                \
+  static inline void tess_heat_sweep##SFX(const tess_heat_plan *p, int R, int NA,                  \
+                                          const ptrdiff_t *st, const real *ih, const real *b,      \
+                                          real coef) {                                             \
+    for (int z = p->lo[2]; z < p->lo[2] + p->n[2]; z++)                                            \
+      for (int y = p->lo[1]; y < p->lo[1] + p->n[1]; y++)                                          \
+        for (int c = 0; c < p->nc; c++) {                                                          \
+          const size_t row = TESS_IDX(p->dim0, p->dim1, p->nc, c, p->lo[0], y, z);                 \
+          const real *restrict u = (const real *)p->in + row;                                      \
+          real *restrict o = (real *)p->out + row;                                                 \
+          for (int x = 0; x < p->n[0]; x++) {                                                      \
+            real lap = 0; /* stays 0 only on a grid with no active axis */                         \
+            if (NA >= 1) lap = tess_heat_d2##SFX(u + x, st[0], R, b) * ih[0];                      \
+            if (NA >= 2) lap = lap + tess_heat_d2##SFX(u + x, st[1], R, b) * ih[1];                \
+            if (NA >= 3) lap = lap + tess_heat_d2##SFX(u + x, st[2], R, b) * ih[2];                \
+            o[x] = u[x] + coef * lap;                                                              \
+          }                                                                                        \
+        }                                                                                          \
+  }
+TESS_HEAT_SWEEP(double, _f64)
+TESS_HEAT_SWEEP(float, _f32)
+#undef TESS_HEAT_SWEEP
 
 static void tess_heat_run(const tess_heat_plan *p, int R) {
   const ptrdiff_t sy = (ptrdiff_t)p->dim0 * p->nc; /* next y, same component */
   const ptrdiff_t stride[3] = {1, sy, sy * (ptrdiff_t)p->dim1};
   ptrdiff_t st[3] = {0, 0, 0};
   double ih[3] = {0.0, 0.0, 0.0};
+  float ih_f[3] = {0.0f, 0.0f, 0.0f};
   int na = 0;
   for (int a = 0; a < 3; a++)
     if (p->active[a]) {
       st[na] = stride[a];
       ih[na] = p->inv_h2[a];
+      ih_f[na] = p->inv_h2_f[a];
       na++;
     }
 #define TESS_HEAT_CASE(RR, NN)                                                                     \
   case 4 * (RR) + (NN):                                                                            \
-    tess_heat_sweep(p, RR, NN, st, ih);                                                            \
+    if (p->prec == TESS_FP32)                                                                      \
+      tess_heat_sweep_f32(p, RR, NN, st, ih_f, p->b_f, p->coef_f);                                 \
+    else                                                                                           \
+      tess_heat_sweep_f64(p, RR, NN, st, ih, p->b, p->coef);                                       \
     break;
   switch (4 * R + na) {
     TESS_HEAT_CASE(1, 0)
@@ -144,6 +163,8 @@ const tess_kernel tess_heat2_kernel = {
     .cuda = TESS_CUDA_FN(tess_heat2_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 1,
+    .cpu_f32 = tess_heat2_cpu,
+    .cuda_f32 = TESS_CUDA_FN(tess_heat2_cuda),
 };
 
 const tess_kernel tess_heat6_kernel = {
@@ -152,4 +173,6 @@ const tess_kernel tess_heat6_kernel = {
     .cuda = TESS_CUDA_FN(tess_heat6_cuda),
     .shape = TESS_SHAPE_STAR,
     .radius = 3,
+    .cpu_f32 = tess_heat6_cpu,
+    .cuda_f32 = TESS_CUDA_FN(tess_heat6_cuda),
 };

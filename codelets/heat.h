@@ -14,7 +14,9 @@
  *     out = u + (dt*kappa) * lap
  *
  * in this order, without fused multiply-adds, from constants computed once on the host by
- * tess_heat_plan_make (shared by both versions so they cannot drift apart).
+ * tess_heat_plan_make (shared by both versions so they cannot drift apart). Single precision
+ * (region.prec == TESS_FP32) runs the same sequence in float, on the constants rounded once to
+ * float by tess_heat_plan_make.
  */
 #ifndef TESS_HEAT_H
 #define TESS_HEAT_H
@@ -32,13 +34,13 @@ typedef struct {
 extern const tess_kernel tess_heat2_kernel; /* "heat2", TESS_SHAPE_STAR, radius 1 */
 extern const tess_kernel tess_heat6_kernel; /* "heat6", TESS_SHAPE_STAR, radius 3 */
 
-/* CPU reference versions: synchronous, on the calling thread. */
+/* CPU reference versions: synchronous, on the calling thread; either precision (r->prec). */
 void tess_heat2_cpu(const tess_region *r);
 void tess_heat6_cpu(const tess_region *r);
 
 #ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue one kernel on `stream` (a cudaStream_t) and return. Array pointers
- * in r are device pointers; r itself and its params are host memory. */
+ * in r are device pointers; r itself and its params are host memory. Either precision. */
 void tess_heat2_cuda(const tess_region *r, void *stream);
 void tess_heat6_cuda(const tess_region *r, void *stream);
 #endif
@@ -47,15 +49,17 @@ void tess_heat6_cuda(const tess_region *r, void *stream);
 
 /* Everything one sweep needs, by value (the CUDA kernel receives it as its argument). */
 typedef struct {
-  int lo[3], n[3];  /* region start and extent */
-  int dim0, dim1;   /* padded tile extent in x and y (strides) */
-  int nc;           /* components */
-  int active[3];    /* axis has a stencil (dim > 1) */
-  double inv_h2[3]; /* 1 / h^2 per axis */
-  double b[4];      /* weights b0..b3 (b_k = 0 beyond the radius) */
-  double coef;      /* dt * kappa */
-  const double *in; /* in[0]  */
-  double *out;      /* out[0] */
+  int lo[3], n[3];                   /* region start and extent */
+  int dim0, dim1;                    /* padded tile extent in x and y (strides) */
+  int nc;                            /* components */
+  int active[3];                     /* axis has a stencil (dim > 1) */
+  double inv_h2[3];                  /* 1 / h^2 per axis */
+  double b[4];                       /* weights b0..b3 (b_k = 0 beyond the radius) */
+  double coef;                       /* dt * kappa */
+  float inv_h2_f[3], b_f[4], coef_f; /* the same, rounded once to float (TESS_FP32) */
+  tess_precision prec;
+  const void *in; /* in[0]: double or float elements */
+  void *out;      /* out[0] */
 } tess_heat_plan;
 
 /* Checks r against a stencil of the given radius (1 or 3) and fills p. Returns 0 for an empty

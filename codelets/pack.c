@@ -22,27 +22,29 @@ static size_t tess_pack_count(const tess_pack_args *a) {
   return n;
 }
 
-/* Offset in the tile of the first cell of row (c, y, z) of the box. */
-static size_t tess_pack_row(const tess_pack_args *a, int c, int y, int z) {
-  return TESS_IDX(a->dim[0], a->dim[1], a->nc, c, a->lo[0], y, z);
+/* Address in the tile of the first cell of row (c, y, z) of the box. */
+static char *tess_pack_row(const tess_pack_args *a, int c, int y, int z) {
+  return (char *)a->tile + TESS_IDX(a->dim[0], a->dim[1], a->nc, c, a->lo[0], y, z) * a->esize;
 }
 
-void tess_pack_cpu_box(const tess_pack_args *a, double *buf) {
+void tess_pack_cpu_box(const tess_pack_args *a, void *buf) {
   if (tess_pack_count(a) == 0) return;
-  const size_t len = (size_t)(a->hi[0] - a->lo[0]);
+  const size_t len = (size_t)(a->hi[0] - a->lo[0]) * a->esize;
+  char *b = buf;
   for (int z = a->lo[2]; z < a->hi[2]; z++)
     for (int y = a->lo[1]; y < a->hi[1]; y++)
-      for (int c = 0; c < a->nc; c++, buf += len)
-        memcpy(buf, a->tile + tess_pack_row(a, c, y, z), len * sizeof(double));
+      for (int c = 0; c < a->nc; c++, b += len)
+        memcpy(b, tess_pack_row(a, c, y, z), len);
 }
 
-void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf) {
+void tess_unpack_cpu_box(const tess_pack_args *a, const void *buf) {
   if (tess_pack_count(a) == 0) return;
-  const size_t len = (size_t)(a->hi[0] - a->lo[0]);
+  const size_t len = (size_t)(a->hi[0] - a->lo[0]) * a->esize;
+  const char *b = buf;
   for (int z = a->lo[2]; z < a->hi[2]; z++)
     for (int y = a->lo[1]; y < a->hi[1]; y++)
-      for (int c = 0; c < a->nc; c++, buf += len)
-        memcpy(a->tile + tess_pack_row(a, c, y, z), buf, len * sizeof(double));
+      for (int c = 0; c < a->nc; c++, b += len)
+        memcpy(tess_pack_row(a, c, y, z), b, len);
 }
 
 void tess_copy_cpu_box(const tess_copy_args *a) {
@@ -51,20 +53,23 @@ void tess_copy_cpu_box(const tess_copy_args *a) {
   const tess_pack_args d = {.lo = {a->dst_lo[0], a->dst_lo[1], a->dst_lo[2]},
                             .dim = {s->dim[0], s->dim[1], s->dim[2]},
                             .nc = s->nc,
+                            .esize = s->esize,
                             .tile = a->dst_tile};
-  const size_t len = (size_t)(s->hi[0] - s->lo[0]);
+  const size_t len = (size_t)(s->hi[0] - s->lo[0]) * s->esize;
   for (int z = 0; z < s->hi[2] - s->lo[2]; z++)
     for (int y = 0; y < s->hi[1] - s->lo[1]; y++)
       for (int c = 0; c < s->nc; c++)
-        memcpy(d.tile + tess_pack_row(&d, c, d.lo[1] + y, d.lo[2] + z),
-               s->tile + tess_pack_row(s, c, s->lo[1] + y, s->lo[2] + z), len * sizeof(double));
+        memcpy(tess_pack_row(&d, c, d.lo[1] + y, d.lo[2] + z),
+               tess_pack_row(s, c, s->lo[1] + y, s->lo[2] + z), len);
 }
 
 void tess_wrap_cpu(const tess_wrap_args *a) {
   for (int i = 0; i < a->n; i++) {
-    tess_copy_args c = {
-        .src = {.dim = {a->dim[0], a->dim[1], a->dim[2]}, .nc = a->nc, .tile = a->tile},
-        .dst_tile = a->tile};
+    tess_copy_args c = {.src = {.dim = {a->dim[0], a->dim[1], a->dim[2]},
+                                .nc = a->nc,
+                                .esize = a->esize,
+                                .tile = a->tile},
+                        .dst_tile = a->tile};
     for (int k = 0; k < 3; k++) {
       c.src.lo[k] = a->src_lo[i][k];
       c.src.hi[k] = a->src_lo[i][k] + a->ext[i][k];
@@ -78,13 +83,13 @@ void tess_wrap_cpu(const tess_wrap_args *a) {
 
 /* The buffer handle comes from the runtime's halo plan; a short one would be a plan bug that
  * silently corrupts memory, so check it on every task (cheap next to the copy). */
-static double *tess_pack_buffer(void *buffers[], const tess_pack_args *a) {
-  STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[0]) == sizeof(double),
-                    "pack buffer must hold doubles");
+static void *tess_pack_buffer(void *buffers[], const tess_pack_args *a) {
+  STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[0]) == (size_t)a->esize,
+                    "pack buffer elements must be of the tile's size");
   STARPU_ASSERT_MSG(STARPU_VECTOR_GET_NX(buffers[0]) >= tess_pack_count(a),
                     "pack buffer of %u elements is shorter than the box (%zu)",
                     (unsigned)STARPU_VECTOR_GET_NX(buffers[0]), tess_pack_count(a));
-  return (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  return (void *)STARPU_VECTOR_GET_PTR(buffers[0]);
 }
 
 static void tess_pack_cpu_func(void *buffers[], void *cl_arg) {
@@ -123,7 +128,7 @@ static void tess_unpack_cuda_func(void *buffers[], void *cl_arg) {
  * dependency-only pieces its own history although the cost depends on the box alone. */
 static uint32_t tess_pack_footprint(struct starpu_task *task) {
   const tess_pack_args *a = task->cl_arg;
-  uint32_t h = starpu_hash_crc32c_be((uint32_t)a->nc, 0);
+  uint32_t h = starpu_hash_crc32c_be((uint32_t)(a->nc * a->esize), 0);
   for (int i = 0; i < 3; i++)
     h = starpu_hash_crc32c_be((uint32_t)(a->hi[i] > a->lo[i] ? a->hi[i] - a->lo[i] : 0), h);
   return h;

@@ -32,7 +32,8 @@ typedef struct {
   int lo[3], hi[3]; /* box in padded tile coordinates */
   int dim[3];       /* padded tile extent X, Y, Z */
   int nc;           /* components */
-  double *tile;     /* tile base, [Z][Y][nc][X]; valid on the memory node the task runs on */
+  int esize;        /* bytes per element: 8 (double) or 4 (float); copies are bitwise */
+  void *tile;       /* tile base, [Z][Y][nc][X]; valid on the memory node the task runs on */
 } tess_pack_args;
 
 /* A same-node halo copy: the box `src` of one tile straight into the box of the same extent
@@ -41,7 +42,7 @@ typedef struct {
 typedef struct {
   tess_pack_args src;
   int dst_lo[3];
-  double *dst_tile;
+  void *dst_tile; /* elements of src.esize bytes */
 } tess_copy_args;
 
 /* All the halo boxes of a tile that is its own neighbour (periodic, alone in its grid), filled
@@ -51,29 +52,29 @@ typedef struct {
 typedef struct tess_wrap_args_s {
   int n;
   int src_lo[TESS_WRAP_MAX][3], dst_lo[TESS_WRAP_MAX][3], ext[TESS_WRAP_MAX][3];
-  int dim[3], nc;
-  double *tile;
+  int dim[3], nc, esize;
+  void *tile;
 } tess_wrap_args;
 
 /* Synchronous, on the calling thread. buf: [hi2-lo2][hi1-lo1][nc][hi0-lo0], x fastest. */
-void tess_pack_cpu_box(const tess_pack_args *a, double *buf);
-void tess_unpack_cpu_box(const tess_pack_args *a, const double *buf);
+void tess_pack_cpu_box(const tess_pack_args *a, void *buf);
+void tess_unpack_cpu_box(const tess_pack_args *a, const void *buf);
 void tess_copy_cpu_box(const tess_copy_args *a);
 void tess_wrap_cpu(const tess_wrap_args *a);
 
 #ifdef STARPU_USE_CUDA
 /* Asynchronous: enqueue one kernel on stream s and return; tile and buf are device
  * pointers. A launch failure is reported through StarPU and aborts. */
-void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s);
-void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s);
+void tess_pack_cuda_box(const tess_pack_args *a, void *buf, cudaStream_t s);
+void tess_unpack_cuda_box(const tess_pack_args *a, const void *buf, cudaStream_t s);
 void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s);
 void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s);
 #endif
 
 /* Codelets, nbuffers = STARPU_VARIABLE_NBUFFERS (so every task sets its own modes):
- *   tess_pack_cl:   buffers[0] STARPU_W vector of doubles (the buffer); further buffers: the
+ *   tess_pack_cl:   buffers[0] STARPU_W vector of esize-byte elements (the buffer); further: the
  *                   tile pieces the box covers, typically STARPU_R, only for dependencies.
- *   tess_unpack_cl: buffers[0] STARPU_R vector of doubles; further buffers: the covered
+ *   tess_unpack_cl: buffers[0] STARPU_R vector of esize-byte elements; further: the covered
  *                   pieces, STARPU_W (or STARPU_RW when a piece is only partly overwritten).
  *   tess_halo_copy_cl: only dependency buffers: the source pieces STARPU_R, then the
  *                   destination halo pieces STARPU_W; cl_arg a tess_copy_args.

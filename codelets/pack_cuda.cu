@@ -5,7 +5,9 @@
  * buffer accesses are fully coalesced and tile accesses coalesce along each row. Flattening
  * (rather than a 2D grid with x on threadIdx.x) keeps thin x-face boxes (rows of 1-3 cells)
  * from leaving most of every warp idle. The index arithmetic is 32-bit whenever the box fits,
- * since 64-bit division is emulated on the GPU and dominates a copy this simple.
+ * since 64-bit division is emulated on the GPU and dominates a copy this simple. Elements are
+ * moved as 8- or 4-byte words (W = unsigned long long or unsigned: double or float fields), so
+ * every copy is bitwise.
  */
 #include "pack.h"
 
@@ -34,9 +36,9 @@ __device__ __forceinline__ void tess_box_unflatten(I i, const int n[3], int nc, 
   o[3] = i / (I)n[1];
 }
 
-/* I: index type (unsigned or size_t); UNPACK: direction. */
-template <typename I, bool UNPACK>
-__global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I count) {
+/* W: element word; I: index type (unsigned or size_t); UNPACK: direction. */
+template <typename W, typename I, bool UNPACK>
+__global__ void tess_pack_kernel(tess_pack_box b, W *tile, W *buf, I count) {
   const I stride = (I)gridDim.x * (I)blockDim.x;
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
     I o[4];
@@ -51,9 +53,9 @@ __global__ void tess_pack_kernel(tess_pack_box b, double *tile, double *buf, I c
 }
 
 /* Same walk as tess_pack_kernel, box to box: dst cell = src cell + (dlo - src lo). */
-template <typename I>
-__global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, const double *src,
-                                 double *dst, I count) {
+template <typename W, typename I>
+__global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, const W *src,
+                                 W *dst, I count) {
   const I stride = (I)gridDim.x * (I)blockDim.x;
   for (I i = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
     I o[4];
@@ -64,16 +66,17 @@ __global__ void tess_copy_kernel(tess_pack_box b, int dlo0, int dlo1, int dlo2, 
 }
 
 /* Box blockIdx.y of the wrap table; each box by a grid-stride loop over its elements. */
-__global__ void tess_wrap_kernel(tess_wrap_args a) {
+template <typename W> __global__ void tess_wrap_kernel(tess_wrap_args a) {
+  W *tile = (W *)a.tile;
   const int i = blockIdx.y;
   const unsigned count = (unsigned)a.ext[i][0] * a.ext[i][1] * a.ext[i][2] * a.nc;
   for (unsigned e = blockIdx.x * blockDim.x + threadIdx.x; e < count; e += gridDim.x * blockDim.x) {
     unsigned o[4];
     tess_box_unflatten(e, a.ext[i], a.nc, o);
-    a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.dst_lo[i][0] + o[0], a.dst_lo[i][1] + o[2],
-                    a.dst_lo[i][2] + o[3])] =
-        a.tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.src_lo[i][0] + o[0],
-                        a.src_lo[i][1] + o[2], a.src_lo[i][2] + o[3])];
+    tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.dst_lo[i][0] + o[0], a.dst_lo[i][1] + o[2],
+                  a.dst_lo[i][2] + o[3])] =
+        tile[TESS_IDX(a.dim[0], a.dim[1], a.nc, o[1], a.src_lo[i][0] + o[0], a.src_lo[i][1] + o[2],
+                      a.src_lo[i][2] + o[3])];
   }
 }
 
@@ -95,45 +98,64 @@ static size_t tess_pack_shape(const tess_pack_args *a, tess_pack_box *b, unsigne
   return count;
 }
 
-template <bool UNPACK> void tess_pack_launch(const tess_pack_args *a, double *buf, cudaStream_t s) {
+template <typename W, bool UNPACK>
+void tess_pack_launch(const tess_pack_args *a, void *buf, cudaStream_t s) {
   tess_pack_box b;
   unsigned blocks;
   const size_t count = tess_pack_shape(a, &b, &blocks);
   if (count == 0) return; /* also keeps the grid from being empty */
   const unsigned threads = 256;
+  W *tile = (W *)a->tile, *w = (W *)buf;
   if (count <= (size_t)UINT_MAX - (size_t)blocks * threads)
-    tess_pack_kernel<unsigned, UNPACK><<<blocks, threads, 0, s>>>(b, a->tile, buf, (unsigned)count);
+    tess_pack_kernel<W, unsigned, UNPACK><<<blocks, threads, 0, s>>>(b, tile, w, (unsigned)count);
   else
-    tess_pack_kernel<size_t, UNPACK><<<blocks, threads, 0, s>>>(b, a->tile, buf, count);
+    tess_pack_kernel<W, size_t, UNPACK><<<blocks, threads, 0, s>>>(b, tile, w, count);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
-} // namespace
-
-extern "C" void tess_pack_cuda_box(const tess_pack_args *a, double *buf, cudaStream_t s) {
-  tess_pack_launch<false>(a, buf, s);
-}
-
-/* The kernel only reads buf when unpacking; one kernel for both directions is worth the cast. */
-extern "C" void tess_unpack_cuda_box(const tess_pack_args *a, const double *buf, cudaStream_t s) {
-  tess_pack_launch<true>(a, const_cast<double *>(buf), s);
-}
-
-extern "C" void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s) {
+template <typename W> void tess_copy_launch(const tess_copy_args *a, cudaStream_t s) {
   tess_pack_box b;
   unsigned blocks;
   const size_t count = tess_pack_shape(&a->src, &b, &blocks);
   if (count == 0) return;
   const int *d = a->dst_lo;
+  const W *src = (const W *)a->src.tile;
+  W *dst = (W *)a->dst_tile;
   if (count <= (size_t)UINT_MAX - (size_t)blocks * 256)
-    tess_copy_kernel<unsigned>
-        <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], a->src.tile, a->dst_tile, (unsigned)count);
+    tess_copy_kernel<W, unsigned>
+        <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], src, dst, (unsigned)count);
   else
-    tess_copy_kernel<size_t>
-        <<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], a->src.tile, a->dst_tile, count);
+    tess_copy_kernel<W, size_t><<<blocks, 256, 0, s>>>(b, d[0], d[1], d[2], src, dst, count);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
+typedef unsigned long long tess_word8;
+typedef unsigned tess_word4;
+
+} // namespace
+
+extern "C" void tess_pack_cuda_box(const tess_pack_args *a, void *buf, cudaStream_t s) {
+  if (a->esize == 4)
+    tess_pack_launch<tess_word4, false>(a, buf, s);
+  else
+    tess_pack_launch<tess_word8, false>(a, buf, s);
+}
+
+/* The kernel only reads buf when unpacking; one kernel for both directions is worth the cast. */
+extern "C" void tess_unpack_cuda_box(const tess_pack_args *a, const void *buf, cudaStream_t s) {
+  if (a->esize == 4)
+    tess_pack_launch<tess_word4, true>(a, const_cast<void *>(buf), s);
+  else
+    tess_pack_launch<tess_word8, true>(a, const_cast<void *>(buf), s);
+}
+
+extern "C" void tess_copy_cuda_box(const tess_copy_args *a, cudaStream_t s) {
+  if (a->src.esize == 4)
+    tess_copy_launch<tess_word4>(a, s);
+  else
+    tess_copy_launch<tess_word8>(a, s);
 }
 
 /* One launch for all boxes: grid.y picks the box, grid.x covers the largest one. A box of a
@@ -148,7 +170,10 @@ extern "C" void tess_wrap_cuda(const tess_wrap_args *a, cudaStream_t s) {
   if (most == 0) return;
   const size_t want = (most + 255) / 256;
   const dim3 grid((unsigned)(want < 4096 ? want : 4096), (unsigned)a->n);
-  tess_wrap_kernel<<<grid, 256, 0, s>>>(*a);
+  if (a->esize == 4)
+    tess_wrap_kernel<tess_word4><<<grid, 256, 0, s>>>(*a);
+  else
+    tess_wrap_kernel<tess_word8><<<grid, 256, 0, s>>>(*a);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }

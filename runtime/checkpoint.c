@@ -95,7 +95,7 @@ static void write_field(tess_sim_t sim, hid_t group, int f, const char *tmp, tes
   if (!tess_h5_agree(sim->comm, s)) {
     char why[256];
     MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, sim->comm);
-    const hid_t d = tess_h5_dataset_create(group, fd->name, sim->n, fd->nc);
+    const hid_t d = tess_h5_dataset_create(group, fd->name, sim->n, fd->nc, sim->prec);
     if (d < 0 || tess_h5_block_io(d, &b, fd->nc, buf, 1) ||
         tess_h5_attr_write(d, "checksum", H5T_NATIVE_UINT64, 1, &sum))
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing field '%s' to '%s' failed: %s", fd->name, tmp,
@@ -175,8 +175,13 @@ static void check_field(tess_sim_t sim, const char *path, hid_t g, int f, header
     REFUSE("checkpoint '%s' is damaged: cannot open field '%s': %s", path, fd->name,
            tess_h5_reason(why, sizeof why));
   const int ndims = H5Sget_simple_extent_ndims(space);
-  if (H5Tget_class(type) != H5T_FLOAT || H5Tget_size(type) != 8)
-    REFUSE("checkpoint '%s' is damaged: field '%s' is not float64", path, fd->name);
+  const size_t esize = H5Tget_size(type);
+  if (H5Tget_class(type) != H5T_FLOAT || (esize != 4 && esize != 8))
+    REFUSE("checkpoint '%s' is damaged: field '%s' is neither float64 nor float32", path, fd->name);
+  if (esize != sim->esize)
+    REFUSE("checkpoint '%s' holds field '%s' in %s precision, this run uses %s (allowed: the "
+           "checkpoint's own precision)",
+           path, fd->name, esize == 4 ? "single" : "double", tess_precision_name(sim->prec));
   if (ndims < 3 || ndims > 4 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
       dims[0] != (hsize_t)sim->n[2] || dims[1] != (hsize_t)sim->n[1] ||
       dims[2] != (hsize_t)sim->n[0] || dims[3] < 1 || (ndims == 4 && dims[3] == 1))
@@ -186,7 +191,7 @@ static void check_field(tess_sim_t sim, const char *path, hid_t g, int f, header
            (unsigned long long)dims[3], fd->nc);
   if (tess_h5_attr_read(d, "checksum", H5T_NATIVE_UINT64, 1, &h->checksum[f]))
     REFUSE("checkpoint '%s' is damaged: field '%s' has no checksum", path, fd->name);
-  if (H5Dget_storage_size(d) != (hsize_t)8 * dims[0] * dims[1] * dims[2] * dims[3])
+  if (H5Dget_storage_size(d) != (hsize_t)esize * dims[0] * dims[1] * dims[2] * dims[3])
     REFUSE("checkpoint '%s' is damaged: field '%s' is incomplete", path, fd->name);
 done:
   if (space >= 0) H5Sclose(space);

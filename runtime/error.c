@@ -65,6 +65,7 @@ static const char *err_names[] = {TESS_ERR_LIST(TESS_X_NAME)};
 static const char *mode_names[] = {TESS_MODE_LIST(TESS_X_NAME)};
 static const char *device_names[] = {TESS_DEVICE_LIST(TESS_X_NAME)};
 static const char *kind_names[] = {TESS_TASK_KIND_LIST(TESS_X_NAME)};
+static const char *precision_names[] = {TESS_PRECISION_LIST(TESS_X_NAME)};
 
 const char *tess_err_name(tess_err e) { return (unsigned)e < TESS_ERR_COUNT ? err_names[e] : "?"; }
 const char *tess_mode_name(tess_mode m) {
@@ -72,6 +73,9 @@ const char *tess_mode_name(tess_mode m) {
 }
 const char *tess_device_name(tess_device d) {
   return (unsigned)d < TESS_DEVICE_COUNT ? device_names[d] : "?";
+}
+const char *tess_precision_name(tess_precision p) {
+  return (unsigned)p < TESS_PRECISION_COUNT ? precision_names[p] : "?";
 }
 const char *tess_task_kind_name(tess_task_kind k) {
   return (unsigned)k < TESS_TASK_KIND_COUNT ? kind_names[k] : "?";
@@ -103,5 +107,12 @@ tess_err tess_device_parse(const char *s, tess_device *d) {
   int v;
   TESS_CALL(parse_name(s, device_names, TESS_DEVICE_COUNT, "device", &v));
   *d = (tess_device)v;
+  return TESS_OK;
+}
+
+tess_err tess_precision_parse(const char *s, tess_precision *p) {
+  int v;
+  TESS_CALL(parse_name(s, precision_names, TESS_PRECISION_COUNT, "precision", &v));
+  *p = (tess_precision)v;
   return TESS_OK;
 }

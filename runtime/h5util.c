@@ -48,17 +48,17 @@ static void copy_view(const tess_sim_t sim, const tess_tile *t, const tess_view 
   for (int z = box->lo[2]; z < box->hi[2]; z++)
     for (int y = box->lo[1]; y < box->hi[1]; y++)
       for (int k = c->comp; k < c->comp + c->ncomp; k++) {
-        double *row = v->ptr + v->ldz * (size_t)(z - box->lo[2]) +
-                      v->ldy * ((size_t)(y - box->lo[1]) * (size_t)v->nc + (size_t)k);
+        const size_t row = v->ldz * (size_t)(z - box->lo[2]) +
+                           v->ldy * ((size_t)(y - box->lo[1]) * (size_t)v->nc + (size_t)k);
         const size_t cell0 =
             (size_t)(box->lo[0] + shift[0]) +
             c->b.n[0] * ((size_t)(y + shift[1]) + c->b.n[1] * (size_t)(z + shift[2]));
         double *p = c->buf + cell0 * (size_t)c->ncomp + (size_t)(k - c->comp);
         for (int x = 0; x < box->hi[0] - box->lo[0]; x++)
           if (c->to_tiles)
-            row[x] = p[(size_t)x * c->ncomp];
+            tess_view_set(v, row + (size_t)x, p[(size_t)x * c->ncomp]);
           else
-            p[(size_t)x * c->ncomp] = row[x];
+            p[(size_t)x * c->ncomp] = tess_view_get(v, row + (size_t)x);
       }
 }
 
@@ -166,13 +166,15 @@ hid_t tess_h5_fapl(MPI_Comm comm) {
   return fapl;
 }
 
-hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int ncomp) {
+hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int ncomp,
+                             tess_precision prec) {
   const hsize_t dims[4] = {(hsize_t)n[2], (hsize_t)n[1], (hsize_t)n[0], (hsize_t)ncomp};
   const hid_t space = H5Screate_simple(ncomp == 1 ? 3 : 4, dims, NULL);
   const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t d = -1;
   if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
-    d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    d = H5Dcreate2(loc, name, prec == TESS_FP32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
+                   H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (d < 0) tess_h5_remember();
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);

@@ -62,8 +62,11 @@ const char *tess_h5_reason(char *buf, size_t len);
  * 1.10 file format, whose superblock, object headers and indexes carry checksums. */
 hid_t tess_h5_fapl(MPI_Comm comm);
 
-/* A float64 dataset [n2][n1][n0] (ncomp = 1) or [n2][n1][n0][ncomp], allocated, never filled. */
-hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int ncomp);
+/* A float64 (or, for TESS_FP32, float32) dataset [n2][n1][n0] (ncomp = 1) or
+ * [n2][n1][n0][ncomp], allocated, never filled. Block I/O converts from and to the double
+ * buffers of tess_h5_pack, exactly (a single-precision simulation's values are floats). */
+hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int ncomp,
+                             tess_precision prec);
 /* Collective: each rank writes (or reads) its block, buf as in tess_h5_pack, in z slabs of at
  * most 1 GiB per call (MPI-IO counts are ints). Returns 0 or -1. */
 int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf, int write);

@@ -56,15 +56,13 @@ static void neighbour(const tess_sim_t sim, const int gc[3], const int d[3], int
 
 static starpu_data_handle_t buffer(const tess_sim_t sim, starpu_data_handle_t *h, int nc,
                                    const tess_box *b) {
-  (void)sim;
-  if (!*h)
-    starpu_vector_data_register(h, -1, 0, (uint32_t)(tess_box_cells(b) * nc), sizeof(double));
+  if (!*h) starpu_vector_data_register(h, -1, 0, (uint32_t)(tess_box_cells(b) * nc), sim->esize);
   return *h;
 }
 
 static tess_pack_args box_args(const tess_sim_t sim, const tess_storage *st, int nc,
                                const tess_box *b) {
-  tess_pack_args a = {.nc = nc, .tile = st->base};
+  tess_pack_args a = {.nc = nc, .esize = (int)sim->esize, .tile = st->base};
   for (int i = 0; i < 3; i++) {
     a.lo[i] = b->lo[i];
     a.hi[i] = b->hi[i];
@@ -150,6 +148,7 @@ void tess_halo_wrap_args(const tess_sim_t sim, const tess_tile *x, int slot, int
   for (int i = 0; i < 3; i++)
     a->dim[i] = sim->dim[i];
   a->nc = nc;
+  a->esize = (int)sim->esize;
   a->tile = x->slot[slot].base;
   for (int hi = 0; hi < TESS_NDIRS; hi++) {
     if (!((dirs >> hi) & 1)) continue;

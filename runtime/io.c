@@ -16,8 +16,9 @@
 
 typedef tess_view piece_view;
 
-static inline double *view_at(const piece_view *v, int c, int x, int y, int z) {
-  return v->ptr + (size_t)(x - v->box.lo[0]) + v->ldy * (size_t)((y - v->box.lo[1]) * v->nc + c) +
+/* Element index of (c, x, y, z) in a view (tess_view_get / tess_view_set take it). */
+static inline size_t view_at(const piece_view *v, int c, int x, int y, int z) {
+  return (size_t)(x - v->box.lo[0]) + v->ldy * (size_t)((y - v->box.lo[1]) * v->nc + c) +
          v->ldz * (size_t)(z - v->box.lo[2]);
 }
 
@@ -74,32 +75,32 @@ static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, int piece, star
   const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, t->node);
   tess_box box;
   owned_box(sim, piece, &box);
-  const double *dev = (const double *)b->ptr;
+  const size_t es = sim->esize;
+  char *dev = (char *)b->ptr;
   if (piece < 0) /* the whole tile's handle starts at the padded origin */
-    dev += (size_t)box.lo[0] + b->ldy * (size_t)box.lo[1] * (size_t)nc + b->ldz * (size_t)box.lo[2];
+    dev += es * ((size_t)box.lo[0] + b->ldy * (size_t)box.lo[1] * (size_t)nc +
+                 b->ldz * (size_t)box.lo[2]);
   const size_t bx = (size_t)(box.hi[0] - box.lo[0]), rows = (size_t)(box.hi[1] - box.lo[1]) * nc;
   const size_t plane = bx * rows, nz = (size_t)(box.hi[2] - box.lo[2]);
-  size_t slab = plane ? ((size_t)1 << 25) / plane : 1;
+  size_t slab = plane ? ((size_t)1 << 28) / (plane * es) : 1;
   slab = slab < 1 ? 1 : slab > nz ? nz : slab;
-  double *buf = malloc(plane * slab * sizeof(double));
-  tess_err err = buf ? TESS_OK
-                     : TESS_ERROR(TESS_ERR_MEM, "cannot allocate %zu bytes of staging",
-                                  plane * slab * sizeof(double));
+  char *buf = malloc(plane * slab * es);
+  tess_err err =
+      buf ? TESS_OK
+          : TESS_ERROR(TESS_ERR_MEM, "cannot allocate %zu bytes of staging", plane * slab * es);
   for (size_t z0 = 0; !err && z0 < nz; z0 += slab) {
     const size_t n = nz - z0 < slab ? nz - z0 : slab;
     for (size_t k = 0; !err && (a->mode & STARPU_R) && k < n; k++)
-      if (cudaMemcpy2D(buf + k * plane, bx * sizeof(double), dev + b->ldz * (z0 + k),
-                       b->ldy * sizeof(double), bx * sizeof(double), rows,
-                       cudaMemcpyDefault) != cudaSuccess)
+      if (cudaMemcpy2D(buf + k * plane * es, bx * es, dev + b->ldz * (z0 + k) * es, b->ldy * es,
+                       bx * es, rows, cudaMemcpyDefault) != cudaSuccess)
         err = TESS_ERROR(TESS_ERR_CUDA, "copying tile %d to the host failed", t->id);
-    piece_view v = {buf, bx, plane, nc, box};
+    piece_view v = {buf, sim->prec, bx, plane, nc, box};
     v.box.lo[2] = box.lo[2] + (int)z0;
     v.box.hi[2] = v.box.lo[2] + (int)n;
     if (!err) a->fn(sim, t, &v, a->ctx);
     for (size_t k = 0; !err && (a->mode & STARPU_W) && k < n; k++)
-      if (cudaMemcpy2D((double *)dev + b->ldz * (z0 + k), b->ldy * sizeof(double), buf + k * plane,
-                       bx * sizeof(double), bx * sizeof(double), rows,
-                       cudaMemcpyDefault) != cudaSuccess)
+      if (cudaMemcpy2D(dev + b->ldz * (z0 + k) * es, b->ldy * es, buf + k * plane * es, bx * es,
+                       bx * es, rows, cudaMemcpyDefault) != cudaSuccess)
         err = TESS_ERROR(TESS_ERR_CUDA, "copying to tile %d on its GPU failed", t->id);
   }
   free(buf);
@@ -117,11 +118,12 @@ static tess_err visit_acquired(tess_sim_t sim, const tess_tile *t, int piece,
   /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node. */
   TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, a->mode));
   const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
-  piece_view v = {(double *)b->ptr, b->ldy, b->ldz, nc, {{0}, {0}}};
+  piece_view v = {(void *)b->ptr, sim->prec, b->ldy, b->ldz, nc, {{0}, {0}}};
   owned_box(sim, piece, &v.box);
   if (piece < 0) /* the whole tile's view starts at the padded origin */
-    v.ptr += (size_t)v.box.lo[0] + v.ldy * (size_t)v.box.lo[1] * (size_t)nc +
-             v.ldz * (size_t)v.box.lo[2];
+    v.ptr = (char *)v.ptr +
+            sim->esize * ((size_t)v.box.lo[0] + v.ldy * (size_t)v.box.lo[1] * (size_t)nc +
+                          v.ldz * (size_t)v.box.lo[2]);
   a->fn(sim, t, &v, a->ctx);
   starpu_data_release_on_node(h, STARPU_MAIN_RAM);
   return TESS_OK;
@@ -151,7 +153,7 @@ static void fill_rows(const fill_ctx *c, const piece_view *v, int z0, int z1) {
       for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
         const long g[3] = {x + c->shift[0], y + c->shift[1], z + c->shift[2]};
         for (int k = 0; k < v->nc; k++)
-          *view_at(v, k, x, y, z) = c->fn(g, k, c->ctx);
+          tess_view_set(v, view_at(v, k, x, y, z), c->fn(g, k, c->ctx));
       }
 }
 
@@ -221,7 +223,7 @@ static void gather_piece(const tess_sim_t sim, const tess_tile *t, const piece_v
     for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
       for (int x = v->box.lo[0]; x < v->box.hi[0]; x++)
         dst[(x - g[0]) + (size_t)tn[0] * ((y - g[1]) + (size_t)tn[1] * (z - g[2]))] =
-            *view_at(v, c->comp, x, y, z);
+            tess_view_get(v, view_at(v, c->comp, x, y, z));
 }
 
 tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global) {
@@ -273,7 +275,7 @@ static void stats_piece(const tess_sim_t sim, const tess_tile *t, const piece_vi
   for (int z = v->box.lo[2]; z < v->box.hi[2]; z++)
     for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
       for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
-        const double u = *view_at(v, c->comp, x, y, z);
+        const double u = tess_view_get(v, view_at(v, c->comp, x, y, z));
         c->s.sum += u;
         c->s.sumsq += u * u;
         if (u < c->s.min) c->s.min = u;
@@ -317,7 +319,7 @@ static void finite_piece(const tess_sim_t sim, const tess_tile *t, const piece_v
     for (int y = v->box.lo[1]; y < v->box.hi[1]; y++)
       for (int k = 0; k < v->nc; k++)
         for (int x = v->box.lo[0]; x < v->box.hi[0]; x++) {
-          const double u = *view_at(v, k, x, y, z);
+          const double u = tess_view_get(v, view_at(v, k, x, y, z));
           if (isfinite(u)) continue;
           const long g[3] = {t->origin[0] + x - sim->ghost[0], t->origin[1] + y - sim->ghost[1],
                              t->origin[2] + z - sim->ghost[2]};

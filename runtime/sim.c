@@ -28,6 +28,8 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
   }
   sim->mode = TESS_MODE_OVERLAP;
   sim->device = TESS_DEVICE_AUTO;
+  sim->prec = TESS_FP64;
+  sim->esize = sizeof(double);
   pthread_mutex_init(&sim->log_lock, NULL);
   *out = sim;
   return TESS_OK;
@@ -50,6 +52,17 @@ tess_err tess_sim_set_device(tess_sim_t sim, tess_device device) {
   sim->device = device;
   return TESS_OK;
 }
+
+tess_err tess_sim_set_precision(tess_sim_t sim, tess_precision prec) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK((unsigned)prec < TESS_PRECISION_COUNT, TESS_ERR_ARG, "precision %d is invalid",
+             (int)prec);
+  sim->prec = prec;
+  sim->esize = prec == TESS_FP32 ? sizeof(float) : sizeof(double);
+  return TESS_OK;
+}
+
+tess_precision tess_sim_precision(const tess_sim_t sim) { return sim->prec; }
 
 tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles) {
   TESS_CHECK_NOT_SETUP(sim);
@@ -183,7 +196,7 @@ void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int g
 }
 
 size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc) {
-  return (size_t)sim->dim[0] * sim->dim[1] * sim->dim[2] * (size_t)nc * sizeof(double);
+  return (size_t)sim->dim[0] * sim->dim[1] * sim->dim[2] * (size_t)nc * sim->esize;
 }
 
 static int uses_cuda(const tess_sim_t sim) {
@@ -288,12 +301,13 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   tess_storage *st = &t->slot[slot];
   const size_t bytes = tess_sim_storage_bytes(sim, nc);
   if (t->node == STARPU_MAIN_RAM) {
-    TESS_STARPU_CALL(starpu_malloc((void **)&st->base, bytes));
+    TESS_STARPU_CALL(starpu_malloc(&st->base, bytes));
     /* Poison: a cell read before anything wrote it shows up as NaN, never as a plausible 0. */
-    for (size_t i = 0; i < bytes / sizeof(double); i++)
-      st->base[i] = NAN;
+    const tess_view all = {.ptr = st->base, .prec = sim->prec};
+    for (size_t i = 0; i < bytes / sim->esize; i++)
+      tess_view_set(&all, i, NAN);
   } else {
-    st->base = (double *)starpu_malloc_on_node(t->node, bytes);
+    st->base = (void *)starpu_malloc_on_node(t->node, bytes);
   }
   TESS_CHECK(st->base, TESS_ERR_MEM,
              "cannot allocate %zu bytes for field slot %d on memory node %u", bytes, slot, t->node);
@@ -301,7 +315,7 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   if (t->solo) { /* one handle for the whole padded tile: [Z][Y][nc][X] as an X x Y*nc x Z block */
     starpu_block_data_register(&st->whole, (int)t->node, (uintptr_t)st->base, (uint32_t)X,
                                (uint32_t)(X * nc * Y), (uint32_t)X, (uint32_t)(Y * nc),
-                               (uint32_t)sim->dim[2], sizeof(double));
+                               (uint32_t)sim->dim[2], sim->esize);
     return TESS_OK;
   }
   for (int p = 0; p < TESS_NPIECES; p++) {
@@ -309,10 +323,10 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
     tess_piece_box(sim->tn, sim->ghost, p, &b);
     if (tess_box_empty(&b)) continue;
     const size_t off = TESS_IDX(X, Y, nc, 0, b.lo[0], b.lo[1], b.lo[2]);
-    starpu_block_data_register(&st->piece[p], (int)t->node, (uintptr_t)(st->base + off),
-                               (uint32_t)X, (uint32_t)(X * nc * Y), (uint32_t)(b.hi[0] - b.lo[0]),
-                               (uint32_t)((b.hi[1] - b.lo[1]) * nc), (uint32_t)(b.hi[2] - b.lo[2]),
-                               sizeof(double));
+    starpu_block_data_register(
+        &st->piece[p], (int)t->node, (uintptr_t)((char *)st->base + off * sim->esize), (uint32_t)X,
+        (uint32_t)(X * nc * Y), (uint32_t)(b.hi[0] - b.lo[0]), (uint32_t)((b.hi[1] - b.lo[1]) * nc),
+        (uint32_t)(b.hi[2] - b.lo[2]), sim->esize);
   }
   return TESS_OK;
 }
@@ -338,11 +352,20 @@ tess_err tess_sim_setup(tess_sim_t sim) {
     for (int i = 0; i < 3; i++)
       t->origin[i] = (long)t->gcoord[i] * sim->tn[i];
   }
+  for (int i = 0; sim->prec == TESS_FP32 && i < sim->nops; i++) {
+    const tess_kernel *k = sim->op[i]->kind == TESS_OP_STAGE ? sim->op[i]->stage.kernel : NULL;
+    TESS_CHECK(!k || k->cpu_f32, TESS_ERR_ARG,
+               "kernel '%s' has no single-precision version (use precision 'double')", k->name);
+  }
   TESS_CALL(place_tiles(sim));
   for (int i = 0; sim->tile[0].cuda && i < sim->nops; i++) {
     const tess_kernel *k = sim->op[i]->kind == TESS_OP_STAGE ? sim->op[i]->stage.kernel : NULL;
     TESS_CHECK(!k || k->cuda, TESS_ERR_ARG,
                "kernel '%s' has no CUDA version, but the tiles are on GPUs (use device 'cpu')",
+               k->name);
+    TESS_CHECK(!k || sim->prec != TESS_FP32 || k->cuda_f32, TESS_ERR_ARG,
+               "kernel '%s' has no single-precision CUDA version, but the tiles are on GPUs (use "
+               "device 'cpu' or precision 'double')",
                k->name);
   }
   /* A GPU tile that is its own neighbour in every direction (one rank, one tile) has no other
@@ -374,10 +397,10 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   sim->is_setup = 1;
   tess_log(TESS_LOG_INFO,
            "setup: grid %dx%dx%d, process grid %dx%dx%d, %d tiles/rank (%dx%dx%d), "
-           "tile %dx%dx%d, ghost %d, mode %s",
+           "tile %dx%dx%d, ghost %d, mode %s, %s precision",
            sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1], sim->P[2], sim->ntiles, sim->T[0],
            sim->T[1], sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], radius,
-           tess_mode_name(sim->mode));
+           tess_mode_name(sim->mode), tess_precision_name(sim->prec));
   return TESS_OK;
 }
 
@@ -391,11 +414,11 @@ void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]) {
 void tess_sim_describe(tess_sim_t sim) {
   if (sim->rank != 0) return;
   printf("grid %dx%dx%d on %d rank(s): process grid %dx%dx%d%s, %d tile(s) per rank (%dx%dx%d) "
-         "of %dx%dx%d cells on %s, ghost width %d, %s mode%s\n",
+         "of %dx%dx%d cells on %s, ghost width %d, %s mode, %s precision%s\n",
          sim->n[0], sim->n[1], sim->n[2], sim->nranks, sim->P[0], sim->P[1], sim->P[2],
          tess_decomp_is_pow2(sim->P) ? " (Morton order)" : "", sim->ntiles, sim->T[0], sim->T[1],
          sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->tile[0].cuda ? "CUDA" : "CPU",
-         sim->ghost[0], tess_mode_name(sim->mode),
+         sim->ghost[0], tess_mode_name(sim->mode), tess_precision_name(sim->prec),
          sim->tile[0].solo ? " (solo tile: whole-tile tasks, nothing to overlap)" : "");
 }
 

@@ -44,7 +44,7 @@ typedef struct {
 } tess_op;
 
 typedef struct {
-  double *base;                             /* on the tile's memory node */
+  void *base;                               /* on the tile's memory node; sim->esize each */
   starpu_data_handle_t whole;               /* solo tiles: the one handle of the tile */
   starpu_data_handle_t piece[TESS_NPIECES]; /* NULL for empty pieces (all NULL when solo) */
   starpu_data_handle_t sendbuf[TESS_NDIRS]; /* created on first use */
@@ -76,6 +76,8 @@ struct tess_sim_s {
   double h[3];
   tess_mode mode;
   tess_device device;
+  tess_precision prec;
+  size_t esize; /* bytes per element: 8 (TESS_FP64) or 4 (TESS_FP32) */
   int tiles_req;
   int procs_req[3];
   int is_setup;
@@ -111,11 +113,22 @@ struct tess_sim_s {
  * of the tile, for x, y, z in box (padded tile coordinates), at
  * ptr + (x - box.lo[0]) + ldy ((y - box.lo[1]) nc + c) + ldz (z - box.lo[2]). */
 typedef struct {
-  double *ptr;
+  void *ptr; /* double or float elements, as the simulation's precision */
+  tess_precision prec;
   size_t ldy, ldz;
   int nc;
   tess_box box;
 } tess_view;
+/* Element i of a view, converted to or from double. */
+static inline double tess_view_get(const tess_view *v, size_t i) {
+  return v->prec == TESS_FP32 ? (double)((const float *)v->ptr)[i] : ((const double *)v->ptr)[i];
+}
+static inline void tess_view_set(const tess_view *v, size_t i, double x) {
+  if (v->prec == TESS_FP32)
+    ((float *)v->ptr)[i] = (float)x;
+  else
+    ((double *)v->ptr)[i] = x;
+}
 typedef void (*tess_view_fn)(const tess_sim_t sim, const tess_tile *t, const tess_view *v,
                              void *ctx);
 /* Calls fn on a host view of every owned piece of `field` of every local tile, each acquired

@@ -107,7 +107,7 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
   if (!tess_h5_agree(sim->comm, s)) {
     char why[256];
     const int n[3] = {sim->n[0], sim->n[1], planes(sim)};
-    const hid_t d = tess_h5_dataset_create(group, v->name, n, v->ncomp);
+    const hid_t d = tess_h5_dataset_create(group, v->name, n, v->ncomp, sim->prec);
     int bad = d < 0;
     const int copies = sim->n[2] == 1 ? 2 : 1; /* the 2D plane twice (top of the file) */
     for (int z = 0; !bad && z < copies; z++) {

@@ -45,17 +45,19 @@ static const tess_region *stage_region(void *buffers[], void *cl_arg) {
 
 static void stage_cpu(void *buffers[], void *cl_arg) {
   const tess_region *r = stage_region(buffers, cl_arg);
+  const tess_kernel *k = ((stage_arg *)cl_arg)->kernel;
   for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
     tess_wrap_cpu(&stage_wraps(cl_arg)[i]);
-  ((stage_arg *)cl_arg)->kernel->cpu(r);
+  (r->prec == TESS_FP32 ? k->cpu_f32 : k->cpu)(r);
 }
 
 #ifdef STARPU_USE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
   const tess_region *r = stage_region(buffers, cl_arg);
+  const tess_kernel *k = ((stage_arg *)cl_arg)->kernel;
   for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
     tess_wrap_cuda(&stage_wraps(cl_arg)[i], starpu_cuda_get_local_stream());
-  ((stage_arg *)cl_arg)->kernel->cuda(r, starpu_cuda_get_local_stream());
+  (r->prec == TESS_FP32 ? k->cuda_f32 : k->cuda)(r, starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -299,6 +301,7 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       }
       r->nin = st->nin;
       r->nout = st->nout;
+      r->prec = sim->prec;
       r->t = sim->time;
       r->dt = sim->dt;
       r->stage = op_index;
@@ -319,17 +322,17 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       for (int k = 0; k < st->nout; k++) {
         const tess_field *f = &sim->field[st->out[k]];
         const tess_storage *s = &tile->slot[f->slot];
-        r->out[k] = s->base;
+        r->out[k] = s->base; /* or out_f: the same pointer, typed by r->prec */
         r->out_nc[k] = f->nc;
         if (p < 0) /* RW: the whole handle also holds halos this task leaves alone */
           tess_task_spec_add(&spec, s->whole, STARPU_RW);
         else
           tess_task_spec_add(&spec, s->piece[p], (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
       }
-      arg->expect0 = p < 0
-                         ? (uintptr_t)r->out[0]
-                         : (uintptr_t)(r->out[0] + TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0],
-                                                            0, b.lo[0], b.lo[1], b.lo[2]));
+      arg->expect0 = (uintptr_t)r->out[0];
+      if (p >= 0)
+        arg->expect0 += sim->esize * TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0], 0, b.lo[0],
+                                              b.lo[1], b.lo[2]);
       for (int k = 0, w = 0; k < st->nin; k++) {
         tess_field *f = &sim->field[st->in[k]];
         const tess_storage *s = &tile->slot[f->slot];

@@ -1,11 +1,17 @@
-/* dump_compare A B [max_ulp] — compares two raw float64 dumps of equal size: prints the
- * maximum absolute difference and the maximum difference in units in the last place
+/* dump_compare [--single] A B [max_ulp] — compares two raw float64 dumps of equal size: prints
+ * the maximum absolute difference and the maximum difference in units in the last place
  * (digest section 5: ulp(m) = 2^(floor(log2|m|) - 52), minimum normal for m = 0).
- * Exit 0 when max ulp <= max_ulp (default 0: bitwise), 1 otherwise, 2 on I/O errors. */
+ * Exit 0 when max ulp <= max_ulp (default 0: bitwise), 1 otherwise, 2 on I/O errors.
+ *
+ * --single: B is a single-precision run of what A computed in double. ULPs are float ULPs
+ * (2^(floor(log2|m|) - 23), FLT_MIN for m = 0), every value of B must be a float (else the run
+ * did not store single precision), and B must differ from A somewhere (else the test could not
+ * tell single from double arithmetic). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double *load(const char *path, long *n) {
   FILE *f = fopen(path, "rb");
@@ -23,8 +29,11 @@ static double *load(const char *path, long *n) {
 }
 
 int main(int argc, char **argv) {
+  const int single = argc > 1 && !strcmp(argv[1], "--single");
+  argv += single;
+  argc -= single;
   if (argc < 3) {
-    fprintf(stderr, "usage: dump_compare A B [max_ulp]\n");
+    fprintf(stderr, "usage: dump_compare [--single] A B [max_ulp]\n");
     return 2;
   }
   const double tol = argc > 3 ? atof(argv[3]) : 0;
@@ -36,7 +45,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   double max_abs = 0, max_ulp = 0;
-  long worst = 0;
+  long worst = 0, not_float = 0;
   for (long i = 0; i < na; i++) {
     if (isnan(a[i]) || isnan(b[i])) {
       max_ulp = INFINITY;
@@ -44,7 +53,9 @@ int main(int argc, char **argv) {
       break;
     }
     const double m = fabs(a[i]);
-    const double ulp = m > 0 ? ldexp(1.0, ilogb(m) - 52) : DBL_MIN;
+    const double ulp = single ? (m > 0 ? ldexp(1.0, ilogb(m) - 23) : (double)FLT_MIN)
+                              : (m > 0 ? ldexp(1.0, ilogb(m) - 52) : DBL_MIN);
+    not_float += single && (double)(float)b[i] != b[i];
     const double d = fabs(a[i] - b[i]);
     if (d > max_abs) max_abs = d;
     if (d / ulp > max_ulp) {
@@ -52,6 +63,9 @@ int main(int argc, char **argv) {
       worst = i;
     }
   }
-  printf("cells %ld  max |a-b| %.3e  max ulp %.2f (cell %ld)\n", na, max_abs, max_ulp, worst);
-  return max_ulp <= tol ? 0 : 1;
+  printf("cells %ld  max |a-b| %.3e  max %s ulp %.2f (cell %ld)\n", na, max_abs,
+         single ? "float" : "double", max_ulp, worst);
+  if (single && not_float) printf("FAIL: %ld values of B are not floats\n", not_float);
+  if (single && max_abs == 0) printf("FAIL: B equals A bitwise: no single-precision arithmetic\n");
+  return max_ulp <= tol && !not_float && (!single || max_abs > 0) ? 0 : 1;
 }

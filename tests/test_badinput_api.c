@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
   EXPECT_ERR(tess_sim_add_field(sim, "u", 1, &u), TESS_OK);
   EXPECT_ERR(tess_sim_add_field(sim, "v", 1, &v), TESS_OK);
   EXPECT_ERR(tess_sim_add_field(sim, "w", 0, &v), TESS_ERR_ARG);
-  const tess_kernel wide = {"wide", noop, NULL, TESS_SHAPE_STAR, 12};
+  const tess_kernel wide = {.name = "wide", .cpu = noop, .shape = TESS_SHAPE_STAR, .radius = 12};
   EXPECT_ERR(tess_sim_add_stage(
                  sim, &(tess_stage){.kernel = &wide, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
              TESS_ERR_ARG);
@@ -62,6 +62,21 @@ int main(int argc, char **argv) {
     failures++;
   }
   tess_sim_destroy(&sim); /* NULL-safe */
+
+  /* single precision needs a single-precision version of every stage's kernel */
+  EXPECT_ERR(tess_sim_create(MPI_COMM_WORLD, n, &sim), TESS_OK);
+  EXPECT_ERR(tess_sim_set_precision(sim, (tess_precision)7), TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_set_precision(sim, TESS_FP32), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "u", 1, &u), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "v", 1, &v), TESS_OK);
+  const tess_kernel f64_only = {
+      .name = "f64_only", .cpu = noop, .shape = TESS_SHAPE_STAR, .radius = 1};
+  EXPECT_ERR(
+      tess_sim_add_stage(
+          sim, &(tess_stage){.kernel = &f64_only, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
+      TESS_OK);
+  EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG);
+  tess_sim_destroy(&sim);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   tess_finalize();
   return failures ? 1 : 0;

@@ -64,6 +64,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           "overlap (task graph) or bulk (bulk-synchronous baseline)", .choices = "overlap|bulk"),
       OPT("runtime.device", TESS_OPT_STRING, device, "device", "workers: cpu, cuda or auto",
           .choices = "cpu|cuda|auto"),
+      OPT("runtime.precision", TESS_OPT_STRING, precision, "precision",
+          "element type of the fields: double or single (kernels with a single version)",
+          .choices = "double|single"),
       OPT("runtime.tiles", TESS_OPT_INT, tiles, "tiles", "tiles per rank (0: one per GPU, or 1)",
           .min = 0, .max = 4096),
       OPT("runtime.procs", TESS_OPT_INTS3, procs, "procs",
@@ -86,6 +89,7 @@ void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]) {
   strcpy(s->snapshot_vars, "all");
   strcpy(s->mode, "overlap");
   strcpy(s->device, "cpu");
+  strcpy(s->precision, "double");
 }
 
 int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *defaults,
@@ -111,6 +115,7 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
   /* names were checked against the choices already; these cannot fail */
   tess_mode_parse(s->mode, &app->mode);
   tess_device_parse(s->device, &app->device);
+  tess_precision_parse(s->precision, &app->precision);
   return 0;
 }
 
@@ -144,7 +149,8 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
   tess_err e;
   if ((e = tess_sim_set_mode(sim, app->mode)) || (e = tess_sim_set_device(sim, app->device)) ||
-      (e = tess_sim_set_tiles(sim, app->s.tiles)))
+      (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
+      (e = tess_sim_set_precision(sim, app->precision)))
     return e;
   if (app->s.procs[0] || app->s.procs[1] || app->s.procs[2])
     return tess_sim_set_procs(sim, app->s.procs);

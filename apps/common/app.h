@@ -45,6 +45,7 @@ typedef struct {
   int checkpoint_keep;         /* checkpoint.keep */
   char restart[TESS_APP_PATH]; /* checkpoint.restart: a file, "latest" or "" */
   char mode[16], device[16];   /* runtime.mode, runtime.device */
+  char precision[16];          /* runtime.precision */
   int tiles, procs[3];         /* runtime.tiles, runtime.procs */
   char trace[TESS_APP_PATH];   /* runtime.trace */
 } tess_app_settings;
@@ -55,6 +56,7 @@ typedef struct {
   tess_app_settings s;
   tess_mode mode;
   tess_device device;
+  tess_precision precision;
   int root; /* rank 0 */
 } tess_app;
 

@@ -62,6 +62,8 @@ const char *tess_device_name(tess_device d);
 /* Parse a name into an enum value; TESS_ERR_ARG with a message listing the allowed names. */
 tess_err tess_mode_parse(const char *s, tess_mode *m);
 tess_err tess_device_parse(const char *s, tess_device *d);
+const char *tess_precision_name(tess_precision p); /* "double", "single" */
+tess_err tess_precision_parse(const char *s, tess_precision *p);
 
 /* ---- process-wide start and stop ------------------------------------------------------------ */
 typedef struct {
@@ -127,6 +129,11 @@ tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
 tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank); /* 0: one per GPU, or 1 */
 tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]);     /* forced process grid */
 tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]);
+/* Element type of every field (default TESS_FP64). Setup refuses TESS_FP32 when a stage's
+ * kernel has no single-precision version. Fill, gather, statistics and checks convert to and
+ * from double at the host; snapshots and checkpoints store the simulation's own type. */
+tess_err tess_sim_set_precision(tess_sim_t sim, tess_precision prec);
+tess_precision tess_sim_precision(const tess_sim_t sim);
 tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *field_id);
 tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage);
 /* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */

@@ -39,6 +39,12 @@ extern "C" {
 #define TESS_X_SHAPE_ENUM(name, text) name,
 typedef enum { TESS_SHAPE_LIST(TESS_X_SHAPE_ENUM) TESS_SHAPE_COUNT } tess_shape;
 
+/* Element type of every field of a simulation (tess_sim_set_precision). */
+#define TESS_PRECISION_LIST(X)                                                                     \
+  X(TESS_FP64, "double")                                                                           \
+  X(TESS_FP32, "single")
+typedef enum { TESS_PRECISION_LIST(TESS_X_SHAPE_ENUM) TESS_PRECISION_COUNT } tess_precision;
+
 /* The argument every kernel receives. Host memory; CUDA launchers pass what they need by
  * value. Array pointers live on the memory node the task runs on (host or device). */
 typedef struct tess_region {
@@ -50,11 +56,18 @@ typedef struct tess_region {
   double h[3];      /* grid spacing */
   int nin, nout;
   int in_nc[TESS_MAX_IO], out_nc[TESS_MAX_IO];
-  const double *in[TESS_MAX_IO]; /* [Z][Y][nc][X] each */
-  double *out[TESS_MAX_IO];      /* [Z][Y][nc][X] each */
-  const void *params;            /* the stage's parameter block (host memory) */
-  double t, dt;                  /* time at the start of the step, and the step */
-  int stage;                     /* index of the stage in the step program */
+  tess_precision prec; /* which of the array views below is valid */
+  union {              /* [Z][Y][nc][X] each */
+    const double *in[TESS_MAX_IO];
+    const float *in_f[TESS_MAX_IO]; /* TESS_FP32 */
+  };
+  union {
+    double *out[TESS_MAX_IO];
+    float *out_f[TESS_MAX_IO]; /* TESS_FP32 */
+  };
+  const void *params; /* the stage's parameter block (host memory) */
+  double t, dt;       /* time at the start of the step, and the step */
+  int stage;          /* index of the stage in the step program */
 } tess_region;
 
 typedef void (*tess_cpu_fn)(const tess_region *r);
@@ -68,13 +81,17 @@ typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
 #define TESS_CUDA_FN(f) NULL
 #endif
 
-/* A kernel with its footprint: what an app composes stages from. */
+/* A kernel with its footprint: what an app composes stages from. The fp32 functions run the
+ * stage on a single-precision simulation (region.prec == TESS_FP32, arrays in_f / out_f); a
+ * kernel without cpu_f32 refuses single precision at setup. */
 typedef struct {
   const char *name;
   tess_cpu_fn cpu;   /* required: also the reference the CUDA version is checked against */
   tess_cuda_fn cuda; /* NULL when there is no GPU version */
   tess_shape shape;
   int radius;
+  tess_cpu_fn cpu_f32;   /* NULL: no single-precision version */
+  tess_cuda_fn cuda_f32; /* NULL: no single-precision GPU version */
 } tess_kernel;
 
 #ifdef __cplusplus
