@@ -4,7 +4,8 @@
  * N sends towards d = -h:
  *
  *   N: pack(d)  ->  sendbuf[N][d]  --(same rank: StarPU copies the buffer, GPU<->GPU direct)-->
- *                                  --(other rank: starpu_mpi_isend / irecv, host-staged)-->
+ *                                  --(other rank: starpu_mpi_isend / irecv, host-staged, or
+ *                                     MPI on the buffers' own memory, direct.c)-->
  * recvbuf[X][h] X: unpack(h) -> halo pieces of X at h  ->  the outer segments whose footprint reads
  * them
  *
@@ -189,8 +190,12 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
       tess_box hb;
       tess_halo_box(sim->tn, sim->ghost, h, &hb);
       starpu_data_handle_t rb = buffer(sim, &x->slot[slot].recvbuf[hi], nc, &hb);
-      TESS_STARPU_CALL(starpu_mpi_irecv_detached(rb, owner, tag_of(sim, slot, x->id, hi), sim->comm,
-                                                 NULL, NULL));
+      const int64_t tag = tag_of(sim, slot, x->id, hi);
+      if (sim->direct) {
+        TESS_CALL(tess_direct_submit(sim, x, rb, 0, owner, (int)tag));
+      } else {
+        TESS_STARPU_CALL(starpu_mpi_irecv_detached(rb, owner, tag, sim->comm, NULL, NULL));
+      }
       TESS_CALL(submit_unpack(sim, stage, x, slot, nc, hi, rb));
     }
   }
@@ -236,9 +241,13 @@ tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage)
       if (owner == sim->rank) {
         TESS_CALL(submit_unpack(sim, stage, &sim->tile[xl], slot, nc, hi, buf));
       } else {
-        int xg = xc[0] + sim->G[0] * (xc[1] + sim->G[1] * xc[2]);
-        TESS_STARPU_CALL(starpu_mpi_isend_detached(buf, owner, tag_of(sim, slot, xg, hi), sim->comm,
-                                                   NULL, NULL));
+        const int xg = xc[0] + sim->G[0] * (xc[1] + sim->G[1] * xc[2]);
+        const int64_t tag = tag_of(sim, slot, xg, hi);
+        if (sim->direct) {
+          TESS_CALL(tess_direct_submit(sim, n, buf, 1, owner, (int)tag));
+        } else {
+          TESS_STARPU_CALL(starpu_mpi_isend_detached(buf, owner, tag, sim->comm, NULL, NULL));
+        }
       }
     }
   }

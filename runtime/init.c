@@ -190,7 +190,8 @@ tess_err tess_finalize(void) {
     starpu_profiling_worker_helper_display_summary();
     starpu_profiling_bus_helper_display_summary();
   }
-  starpu_mpi_shutdown(); /* writes each rank's FxT file */
+  tess_direct_shutdown(); /* no halo message is in flight once every sim is destroyed */
+  starpu_mpi_shutdown();  /* writes each rank's FxT file */
   tess_task_models_free();
   const int rank = my_rank;
   if (started_mpi) {

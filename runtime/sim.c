@@ -358,6 +358,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                "kernel '%s' has no single-precision version (use precision 'double')", k->name);
   }
   TESS_CALL(place_tiles(sim));
+  TESS_CALL(tess_direct_setup(sim));
   for (int i = 0; sim->tile[0].cuda && i < sim->nops; i++) {
     const tess_kernel *k = sim->op[i]->kind == TESS_OP_STAGE ? sim->op[i]->stage.kernel : NULL;
     TESS_CHECK(!k || k->cuda, TESS_ERR_ARG,
@@ -436,6 +437,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
     starpu_mpi_wait_for_all(sim->comm);
   }
   tess_halo_release(sim);
+  tess_direct_release(sim);
   for (int l = 0; sim->tile && l < sim->ntiles; l++) {
     tess_tile *t = &sim->tile[l];
     for (int f = 0; f < sim->nfields; f++) {

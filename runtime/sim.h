@@ -3,6 +3,7 @@
  *   sim.c      create / configure / setup / destroy: decomposition, tiles, StarPU handles
  *   tasks.c    the StarPU codelets of stages, task submission, task log, debug delay
  *   halo.c     halo exchange of one field: pack -> (StarPU copy | StarPU-MPI) -> unpack
+ *   direct.c   halo messages between ranks by MPI on the buffers' own (GPU) memory
  *   step.c     the step program: stages and swaps, overlapped or bulk-synchronous
  *   io.c       fill, gather, statistics (the synchronisation points users ask for)
  *
@@ -76,6 +77,9 @@ struct tess_sim_s {
   double h[3];
   tess_mode mode;
   tess_device device;
+  int direct;    /* halos between ranks by our own MPI tasks on the buffers' memory (direct.c) */
+  int has_xcomm; /* xcomm: their communicator, a duplicate of comm */
+  MPI_Comm xcomm;
   tess_precision prec;
   size_t esize; /* bytes per element: 8 (TESS_FP64) or 4 (TESS_FP32) */
   int tiles_req;
@@ -172,6 +176,16 @@ double tess_now(void);
 const char *tess_task_name(tess_sim_t sim, tess_task_kind kind, int tile, int dir, int stage);
 unsigned tess_task_kind_color(tess_task_kind kind);
 void tess_names_free(tess_sim_t sim);
+
+/* direct.c: halo messages by MPI on the buffers' own memory (GPU memory when MPI is
+ * CUDA-aware). tess_direct_setup (collective) decides, from TESS_MPI_DIRECT = 0 | 1 | auto
+ * (default: GPU tiles and a CUDA-aware MPI), whether sim->direct is on; tess_direct_submit
+ * sends (R) or receives (W) buf, on tile t's memory node, in buf's sequential order. */
+tess_err tess_direct_setup(tess_sim_t sim);
+tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_handle_t buf, int send,
+                            int peer, int tag);
+void tess_direct_release(tess_sim_t sim);
+void tess_direct_shutdown(void); /* tess_finalize: stops the progress thread */
 
 /* halo.c */
 struct tess_wrap_args_s; /* codelets/pack.h */

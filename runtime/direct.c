@@ -1,0 +1,242 @@
+/* direct.c — halo messages between ranks sent by MPI straight from the memory the buffers live
+ * in: GPU memory with a CUDA-aware MPI, instead of StarPU-MPI's staging through main RAM.
+ *
+ * StarPU-MPI 1.3 acquires every buffer it sends or receives on main RAM, so with GPU tiles each
+ * halo crosses PCIe twice more than it must. Here a message is what StarPU-MPI makes of it, on
+ * another node: an acquisition of the buffer, in the data's sequential order, on the memory
+ * node of its tile (the GPU), with a callback that posts the request on the buffer's pointer:
+ *
+ *   send (buffer R, after the pack that fills it):        MPI_Isend
+ *   receive (buffer W, after the unpack that last read it): MPI_Irecv
+ *
+ * No worker waits. A progress thread polls the requests (MPI_Testsome) and releases each
+ * acquisition when its request completes: only then may the next pack overwrite a buffer being
+ * sent, or the unpack read a buffer being received. Successive messages of one (peer, tag) are
+ * matched in order (MPI's non-overtaking rule); the acquisitions post them in order on both
+ * sides. (The other way, a task that delays its own end with starpu_task_end_dep_add, fails:
+ * releasing it from a thread that is not a worker trips dmda's post-execution hook.) The
+ * messages are not tasks, so they are not in the task log or the trace.
+ *
+ * Messages use a duplicate of the simulation's communicator, so their tags never meet
+ * StarPU-MPI's. Whether to use this path is decided at setup (tess_direct_wanted), the same on
+ * every rank.
+ */
+#include <limits.h>
+#include <mpi.h>
+#include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI); after mpi.h */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "sim.h"
+
+struct xfer_arg_s; /* one message (below) */
+static void xfer_done(struct xfer_arg_s *a);
+
+/* ---- progress: the requests in flight, each with its message --------------------------------- */
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  pthread_t thread;
+  int started, stop;
+  int n, cap;
+  MPI_Request *req;
+  struct xfer_arg_s **task; /* the message each request belongs to */
+} pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void *progress_loop(void *unused) {
+  (void)unused;
+  int *done = NULL, cap = 0, idle = 0;
+  struct xfer_arg_s **finished = NULL;
+  pthread_mutex_lock(&pe.lock);
+  for (;;) {
+    if (pe.n == 0) {
+      if (pe.stop) break;
+      pthread_cond_wait(&pe.cond, &pe.lock);
+      continue;
+    }
+    if (cap < pe.n) {
+      cap = pe.cap;
+      int *d = realloc(done, (size_t)cap * sizeof *d);
+      struct xfer_arg_s **f = realloc(finished, (size_t)cap * sizeof *f);
+      if (!d || !f) {
+        fprintf(stderr, "tessera: out of memory in the MPI progress thread\n");
+        tess_abort(1);
+      }
+      done = d;
+      finished = f;
+    }
+    int ndone = 0;
+    if (MPI_Testsome(pe.n, pe.req, &ndone, done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+      fprintf(stderr, "tessera: MPI_Testsome on the halo messages failed\n");
+      tess_abort(1);
+    }
+    if (ndone == MPI_UNDEFINED) ndone = 0;
+    for (int i = 0; i < ndone; i++) {
+      finished[i] = pe.task[done[i]];
+      pe.task[done[i]] = NULL;
+    }
+    int k = 0; /* keep the others, in order */
+    for (int i = 0; i < pe.n; i++)
+      if (pe.task[i]) {
+        pe.req[k] = pe.req[i];
+        pe.task[k++] = pe.task[i];
+      }
+    pe.n = k;
+    pthread_mutex_unlock(&pe.lock);
+    for (int i = 0; i < ndone; i++) /* may start other tasks: outside the lock */
+      xfer_done(finished[i]);
+    if (ndone == 0 && ++idle > 64) { /* nothing for a while: stop spinning */
+      const struct timespec nap = {0, 20000};
+      nanosleep(&nap, NULL);
+    } else if (ndone) {
+      idle = 0;
+    }
+    pthread_mutex_lock(&pe.lock);
+  }
+  pthread_mutex_unlock(&pe.lock);
+  free(done);
+  free(finished);
+  return NULL;
+}
+
+static void progress_add(MPI_Request req, struct xfer_arg_s *task) {
+  pthread_mutex_lock(&pe.lock);
+  if (!pe.started) {
+    pe.stop = 0;
+    if (pthread_create(&pe.thread, NULL, progress_loop, NULL)) {
+      fprintf(stderr, "tessera: cannot start the MPI progress thread\n");
+      tess_abort(1);
+    }
+    pe.started = 1;
+  }
+  if (pe.n == pe.cap) {
+    const int cap = pe.cap ? 2 * pe.cap : 256;
+    MPI_Request *r = realloc(pe.req, (size_t)cap * sizeof *r);
+    struct xfer_arg_s **t = r ? realloc(pe.task, (size_t)cap * sizeof *t) : NULL;
+    if (r) pe.req = r;
+    if (!t) {
+      fprintf(stderr, "tessera: out of memory for halo requests\n");
+      tess_abort(1);
+    }
+    pe.task = t;
+    pe.cap = cap;
+  }
+  pe.req[pe.n] = req;
+  pe.task[pe.n++] = task;
+  pthread_cond_signal(&pe.cond);
+  pthread_mutex_unlock(&pe.lock);
+}
+
+void tess_direct_shutdown(void) {
+  pthread_mutex_lock(&pe.lock);
+  const int started = pe.started;
+  pe.stop = 1;
+  pthread_cond_signal(&pe.cond);
+  pthread_mutex_unlock(&pe.lock);
+  if (started) pthread_join(pe.thread, NULL);
+  free(pe.req);
+  free(pe.task);
+  pe.req = NULL;
+  pe.task = NULL;
+  pe.n = pe.cap = pe.started = 0;
+}
+
+/* ---- one message: an acquisition of the buffer on its tile's node, released when done ----------
+ */
+typedef struct xfer_arg_s {
+  MPI_Comm comm;
+  starpu_data_handle_t buf;
+  unsigned node;
+  int peer, tag, send;
+} xfer_arg;
+
+/* StarPU calls this when the buffer is ready on `node` in the requested mode: after the pack
+ * that fills it (send) or after the unpack that last read it (receive). */
+static void xfer_post(void *arg) {
+  xfer_arg *a = arg;
+  const struct starpu_vector_interface *v = starpu_data_get_interface_on_node(a->buf, a->node);
+  const size_t bytes = (size_t)v->nx * v->elemsize;
+  if (bytes > (size_t)INT_MAX) {
+    fprintf(stderr, "tessera: a halo message of %zu bytes exceeds MPI's int count\n", bytes);
+    tess_abort(1);
+  }
+  MPI_Request req;
+  void *ptr = (void *)v->ptr;
+  const int rc = a->send ? MPI_Isend(ptr, (int)bytes, MPI_BYTE, a->peer, a->tag, a->comm, &req)
+                         : MPI_Irecv(ptr, (int)bytes, MPI_BYTE, a->peer, a->tag, a->comm, &req);
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "tessera: MPI_%s of a halo (peer %d, tag %d, %zu bytes) failed: %s\n",
+            a->send ? "Isend" : "Irecv", a->peer, a->tag, bytes, msg);
+    tess_abort(1);
+  }
+  progress_add(req, a);
+}
+
+/* The progress thread, once the request completed. */
+static void xfer_done(struct xfer_arg_s *a) {
+  starpu_data_release_on_node(a->buf, (int)a->node);
+  free(a);
+}
+
+tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_handle_t buf, int send,
+                            int peer, int tag) {
+  xfer_arg *a = malloc(sizeof *a);
+  TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a halo message");
+  *a = (xfer_arg){sim->xcomm, buf, t->node, peer, tag, send};
+  TESS_STARPU_CALL(starpu_data_acquire_on_node_cb_sequential_consistency(
+      buf, (int)t->node, send ? STARPU_R : STARPU_W, xfer_post, a, 1));
+  return TESS_OK;
+}
+
+/* ---- the choice -------------------------------------------------------------------------------
+ */
+static int cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)     /* the extension exists, built with CUDA or not: */
+  return MPIX_Query_cuda_support() == 1; /* what the library loaded at run time says */
+#else
+  return 0;
+#endif
+}
+
+tess_err tess_direct_setup(tess_sim_t sim) {
+  const char *env = getenv("TESS_MPI_DIRECT");
+  const int gpu = sim->ntiles > 0 && sim->tile[0].cuda;
+  int want;
+  if (env && !strcmp(env, "1"))
+    want = 1;
+  else if (env && !strcmp(env, "0"))
+    want = 0;
+  else if (!env || !strcmp(env, "auto"))
+    want = gpu && cuda_aware();
+  else
+    return TESS_ERROR(TESS_ERR_ARG, "TESS_MPI_DIRECT='%s' is invalid (allowed: 0, 1, auto)", env);
+  /* every rank must exchange the same way, or messages would never meet */
+  TESS_MPI_CALL(MPI_Allreduce(&want, &sim->direct, 1, MPI_INT, MPI_MIN, sim->comm));
+  if (sim->direct) {
+    int flag = 0, *tag_ub = NULL;
+    MPI_Comm_get_attr(sim->comm, MPI_TAG_UB, &tag_ub, &flag);
+    const long ntags = (long)sim->nfields * sim->G[0] * sim->G[1] * sim->G[2] * TESS_NDIRS;
+    TESS_CHECK(flag && tag_ub && ntags - 1 <= *tag_ub, TESS_ERR_ARG,
+               "%ld halo tags are needed but MPI allows tags up to %d only (TESS_MPI_DIRECT=0 "
+               "exchanges through StarPU-MPI instead)",
+               ntags, flag && tag_ub ? *tag_ub : 0);
+    TESS_MPI_CALL(MPI_Comm_dup(sim->comm, &sim->xcomm));
+    sim->has_xcomm = 1;
+  }
+  tess_log(TESS_LOG_INFO, "halos between ranks: %s",
+           sim->direct
+               ? (gpu ? "MPI from GPU memory (CUDA-aware MPI)" : "MPI from main RAM (direct.c)")
+           : gpu ? "StarPU-MPI, staged through main RAM"
+                 : "StarPU-MPI");
+  return TESS_OK;
+}
+
+void tess_direct_release(tess_sim_t sim) {
+  if (sim->has_xcomm) MPI_Comm_free(&sim->xcomm);
+  sim->has_xcomm = 0;
+}
