@@ -11,13 +11,18 @@
 #      T = max(tau_W, tau_Q) + tau_0 (digest 2.10) from pi and beta measured here
 #
 # Output under $OUT (default /tmp/bench): runs.csv (raw), bench.csv, table.txt, logs/.
-#   APPS default "mhd ch" (also: mhdweak, weak scaling with SIZES_MHD cells per GPU);
-#   SIZES_MHD default "256 512"; SIZES_CH default "512".
+#   APPS default "mhd ch" (also: mhd32, MHD in single precision; mhdweak, weak scaling with
+#   SIZES_MHD cells per GPU); SIZES_MHD default "256 512"; SIZES_CH default "512".
+#   BENCH_CUDA_MPI=1: the bundle's CUDA-aware Open MPI (scripts/install-cuda-mpi.sh); runs
+#   with one rank per GPU are then made twice, host-staged through StarPU-MPI (modes overlap,
+#   bulk) and from GPU memory (runtime/direct.c: modes overlap+direct, bulk+direct).
+#   BENCH_GPUS: the GPU counts to try (default "1 2 4 8", as many as the host has).
 set -uo pipefail
 bundle=$(cd "${1:?usage: run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH]}" && pwd)
 apps=${2:-mhd ch} sizes_mhd=${3:-256 512} sizes_ch=${4:-512}
 here=$(cd "$(dirname "$0")" && pwd)
-source "$bundle/env.sh" >/dev/null 2>&1
+cuda_mpi=${BENCH_CUDA_MPI:-0}
+TESS_CUDA_MPI=$cuda_mpi source "$bundle/env.sh" >/dev/null 2>&1
 export LD_LIBRARY_PATH=$bundle/extra/lib:$LD_LIBRARY_PATH STARPU_SILENT=1
 export STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} PMIX_MCA_pcompress_base_silence_warning=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -27,24 +32,28 @@ ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi -L | tee "$out/gpus.txt"
 "$B/bench/copy_bw" 1024 | tee "$out/bw.txt"
 
-declare -A bin=([mhd]=$B/apps/mhd/tess-mhd [mhdweak]=$B/apps/mhd/tess-mhd
+declare -A bin=([mhd]=$B/apps/mhd/tess-mhd [mhd32]=$B/apps/mhd/tess-mhd [mhdweak]=$B/apps/mhd/tess-mhd
                 [ch]=$B/apps/cahn_hilliard/tess-ch)
 # Astaroth's benchmark set-up (random fields, dt = 2^-23); CH: fused forward Euler, 3D.
 declare -A args=([mhd]="--set init.ic=random --dt 1.1920929e-7"
+                 [mhd32]="--set init.ic=random --dt 1.1920929e-7 --precision single"
                  [mhdweak]="--set init.ic=random --dt 1.1920929e-7"
                  [ch]="--variant fused")
 csv=$out/runs.csv
 echo "app,size,gpus,ranks,mode,median_ms,p90_ms,procs,tiles,tile" > "$csv"
 
 # run APP N GPUS RANKS MODE: one line of runs.csv from the app's output. APP mhdweak is weak
-# scaling: n^3 cells per GPU, the grid grown along z (n x n x g n).
+# scaling: n^3 cells per GPU, the grid grown along z (n x n x g n). MODE overlap or bulk, with
+# +direct: halos between ranks from GPU memory (TESS_MPI_DIRECT=1), else host-staged.
 run() {
   local app=$1 n=$2 g=$3 r=$4 mode=$5 log=$out/logs/$1-$2-g$3-r$4-$5.log steps=60 nz=$2
   [ "$n" -ge 512 ] && [ "$app" != ch ] && steps=40
   [ "$app" = mhdweak ] && nz=$((n * g))
+  local direct=0; [ "$mode" != "${mode%+direct}" ] && direct=1
   local cmd=("${bin[$app]}" --device cuda --grid "$n,$n,$nz" --every 0 --warmup 10
-             --steps $((10 + steps)) --mode "$mode" ${args[$app]})
+             --steps $((10 + steps)) --mode "${mode%+direct}" ${args[$app]})
   local t0=$SECONDS
+  export TESS_MPI_DIRECT=$direct
   if [ "$r" -eq 1 ]; then
     STARPU_NCUDA=$g timeout 300 "${cmd[@]}" > "$log" 2>&1
   else
@@ -65,11 +74,12 @@ run() {
 for app in $apps; do
   sizes=$sizes_mhd; [ "$app" = ch ] && sizes=$sizes_ch
   for n in $sizes; do
-    for g in 1 2 4 8; do
+    for g in ${BENCH_GPUS:-1 2 4 8}; do
       [ "$g" -le "$ngpu" ] || continue
       for mode in overlap bulk; do
         run "$app" "$n" "$g" 1 "$mode"
         [ "$g" -gt 1 ] && run "$app" "$n" "$g" "$g" "$mode"
+        [ "$g" -gt 1 ] && [ "$cuda_mpi" = 1 ] && run "$app" "$n" "$g" "$g" "$mode+direct"
       done
     done
   done

@@ -15,8 +15,9 @@ Per run (app, size n^3, GPUs g, ranks, mode):
                  tau_Q = Q / beta: Q = halo bytes a GPU receives per step from other GPUs
                          (faces of the split axes plus the edges between two split axes: the
                          star_diag / star footprints need no corners), beta = GPU<->GPU bandwidth
-                         (one rank: StarPU copies peer to peer) or host-staged bandwidth
-                         1 / (1/d2h + 1/h2d) (one rank per GPU: Open MPI is not CUDA-aware)
+                         (one rank: StarPU copies peer to peer; mode +direct: CUDA-aware MPI)
+                         or host-staged bandwidth 1 / (1/d2h + 1/h2d) (one rank per GPU through
+                         StarPU-MPI, which stages in main RAM)
                  tau_0 = 0 (the model's sequential part; the difference to the measurement is it)
 """
 import csv
@@ -24,8 +25,9 @@ import re
 import sys
 
 # bytes moved per cell per step at the floor; halo: (components, radius, exchanges per step)
-APPS = {"mhd": {"bytes": 576, "nc": 8, "r": 3, "exch": 3},
-        "ch": {"bytes": 16, "nc": 1, "r": 2, "exch": 1}}
+APPS = {"mhd": {"bytes": 576, "nc": 8, "r": 3, "exch": 3, "esize": 8},
+        "mhd32": {"bytes": 288, "nc": 8, "r": 3, "exch": 3, "esize": 4},  # single precision
+        "ch": {"bytes": 16, "nc": 1, "r": 2, "exch": 1, "esize": 8}}
 APPS["mhdweak"] = APPS["mhd"]  # weak scaling: size^3 cells per GPU (bench/run.sh)
 
 
@@ -52,7 +54,7 @@ def halo_bytes(app, procs, tiles, tile):
         for y in range(x + 1, len(split)):
             k = 3 - split[x] - split[y]
             cells += 4 * a["r"] * a["r"] * t[k]
-    return cells * a["nc"] * 8 * a["exch"]
+    return cells * a["nc"] * a["esize"] * a["exch"]
 
 
 def main():
@@ -70,14 +72,16 @@ def main():
     rows = []
     for r in runs:
         app, n, g, nr, mode = key(r)
+        base, direct = mode.split("+")[0], mode.endswith("+direct")
+        suffix = "+direct" if direct else ""
         weak = app.endswith("weak")
         cells = n ** 3 * (g if weak else 1)
         floor = APPS[app]["bytes"] * cells / (g * copy) * 1e3 if copy else float("nan")
-        bulk = by.get((app, n, g, nr, "bulk"))
-        one = by.get((app, n, 1, 1, mode))
+        bulk = by.get((app, n, g, nr, "bulk" + suffix))
+        one = by.get((app, n, 1, 1, base))
         one_ovl = by.get((app, n, 1, 1, "overlap"))
         tau_w = one_ovl["median_ms"] / (1 if weak else g) if one_ovl else float("nan")
-        beta = peer if nr == 1 else staged
+        beta = peer if (nr == 1 or direct) else staged
         q = halo_bytes(app, r["procs"], r["tiles"], r["tile"]) if g > 1 else 0
         tau_q = q / beta * 1e3 if (beta and q) else 0.0
         rows.append({
@@ -85,7 +89,7 @@ def main():
             "median_ms": r["median_ms"], "p90_ms": r["p90_ms"],
             "ns_cell_step": 1e6 * r["median_ms"] / cells,
             "floor_ms": floor, "floor_ratio": r["median_ms"] / floor,
-            "ovl_over_bulk": (bulk["median_ms"] / r["median_ms"]) if (bulk and mode == "overlap")
+            "ovl_over_bulk": (bulk["median_ms"] / r["median_ms"]) if (bulk and base == "overlap")
             else float("nan"),
             "efficiency": one["median_ms"] / ((1 if weak else g) * r["median_ms"]) if one
             else float("nan"),
@@ -99,10 +103,10 @@ def main():
     print("ceilings: copy %.0f GB/s (read+write), h2d %.1f, d2h %.1f, GPU->GPU %s GB/s" % (
         (copy or 0) / 1e9, bw.get("h2d", 0) / 1e9, bw.get("d2h", 0) / 1e9,
         "%.0f" % (peer / 1e9) if peer else "-"))
-    print("app     size  GPUs ranks mode     median ms   p90 ms  ns/cell  x floor  ovl/bulk  "
+    print("app     size  GPUs ranks mode            median ms   p90 ms  ns/cell  x floor  ovl/bulk  "
           "eff    model ms (tau_W, tau_Q)")
     for x in rows:
-        print("%-7s %4d^3 %4d %5d %-8s %9.3f %8.3f %8.3f %8.2f %9s %5s %9.3f (%.3f, %.3f)" % (
+        print("%-7s %4d^3 %4d %5d %-15s %9.3f %8.3f %8.3f %8.2f %9s %5s %9.3f (%.3f, %.3f)" % (
             x["app"], x["size"], x["gpus"], x["ranks"], x["mode"], x["median_ms"], x["p90_ms"],
             x["ns_cell_step"], x["floor_ratio"],
             "%.2f" % x["ovl_over_bulk"] if x["ovl_over_bulk"] == x["ovl_over_bulk"] else "",
