@@ -40,13 +40,28 @@ static struct {
   pthread_cond_t cond;
   pthread_t thread;
   int started, stop;
+  int dev; /* CUDA device made current in the thread (-1: none) */
   int n, cap;
   MPI_Request *req;
   struct xfer_arg_s **task; /* the message each request belongs to */
 } pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
+/* A CUDA-aware MPI calls the CUDA driver API on device buffers (IPC handles, events), which
+ * needs a current context in the calling thread: the progress thread takes the device of the
+ * first GPU message; a poster borrows its tile's device (and gives the thread's own back). */
+static int use_device(int dev) {
+  int old = -1;
+#ifdef STARPU_USE_CUDA
+  if (dev >= 0 && cudaGetDevice(&old) == cudaSuccess && old != dev) cudaSetDevice(dev);
+#else
+  (void)dev;
+#endif
+  return old;
+}
+
 static void *progress_loop(void *unused) {
   (void)unused;
+  use_device(pe.dev);
   int *done = NULL, cap = 0, idle = 0;
   struct xfer_arg_s **finished = NULL;
   pthread_mutex_lock(&pe.lock);
@@ -101,10 +116,11 @@ static void *progress_loop(void *unused) {
   return NULL;
 }
 
-static void progress_add(MPI_Request req, struct xfer_arg_s *task) {
+static void progress_add(MPI_Request req, struct xfer_arg_s *task, int dev) {
   pthread_mutex_lock(&pe.lock);
   if (!pe.started) {
     pe.stop = 0;
+    pe.dev = dev;
     if (pthread_create(&pe.thread, NULL, progress_loop, NULL)) {
       fprintf(stderr, "tessera: cannot start the MPI progress thread\n");
       tess_abort(1);
@@ -149,6 +165,7 @@ typedef struct xfer_arg_s {
   MPI_Comm comm;
   starpu_data_handle_t buf;
   unsigned node;
+  int dev; /* CUDA device of node, -1 for main RAM */
   int peer, tag, send;
 } xfer_arg;
 
@@ -164,6 +181,7 @@ static void xfer_post(void *arg) {
   }
   MPI_Request req;
   void *ptr = (void *)v->ptr;
+  const int old = use_device(a->dev);
   const int rc = a->send ? MPI_Isend(ptr, (int)bytes, MPI_BYTE, a->peer, a->tag, a->comm, &req)
                          : MPI_Irecv(ptr, (int)bytes, MPI_BYTE, a->peer, a->tag, a->comm, &req);
   if (rc != MPI_SUCCESS) {
@@ -174,7 +192,8 @@ static void xfer_post(void *arg) {
             a->send ? "Isend" : "Irecv", a->peer, a->tag, bytes, msg);
     tess_abort(1);
   }
-  progress_add(req, a);
+  if (old >= 0 && old != a->dev) use_device(old);
+  progress_add(req, a, a->dev);
 }
 
 /* The progress thread, once the request completed. */
@@ -187,7 +206,8 @@ tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_hand
                             int peer, int tag) {
   xfer_arg *a = malloc(sizeof *a);
   TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a halo message");
-  *a = (xfer_arg){sim->xcomm, buf, t->node, peer, tag, send};
+  const int dev = t->node == STARPU_MAIN_RAM ? -1 : starpu_memory_node_get_devid(t->node);
+  *a = (xfer_arg){sim->xcomm, buf, t->node, dev, peer, tag, send};
   TESS_STARPU_CALL(starpu_data_acquire_on_node_cb_sequential_consistency(
       buf, (int)t->node, send ? STARPU_R : STARPU_W, xfer_post, a, 1));
   return TESS_OK;
