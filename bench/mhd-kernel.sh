@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # mhd-kernel.sh — builds bench/mhd_kernel_bench.cu (codelets/mhd_cuda.cu included, codelets/mhd.c
 # as the CPU reference, built with -ffp-contract=off) with nvcc for sm_90 and runs it: resource
-# usage, ULP checks of every kernel variant against the CPU, timings at 128^3 / 256^3 / 512^3 and
-# of thin outer segments, compute-sanitizer memcheck + racecheck on small launches, and an
-# Nsight Compute profile of one production launch at 256^3. No StarPU, no CMake.
+# usage, ULP checks of every kernel variant against the CPU in double and in single precision
+# (f32: GPU tess_mhd_rk3_cuda_f32's kernels vs tess_mhd_rk3_cpu_f32, in float ULPs), timings of
+# both at 128^3 / 256^3 / 512^3 (floors 576 and 288 B/cell/step) and of thin outer segments,
+# compute-sanitizer memcheck + racecheck on small launches, and an Nsight Compute profile of one
+# production launch of each precision at 256^3. No StarPU, no CMake.
 # Full logs go to $OUT (or /tmp/mhd-kernel); stdout ends with a compact summary.
-#   usage: bench/mhd-kernel.sh            on the GPU machine (about 2 minutes)
+#   usage: bench/mhd-kernel.sh            on the GPU machine (about 4 minutes)
 #          bench/mhd-kernel.sh --emulate  CPU only: the kernels' code run on the host vs the CPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +64,11 @@ if [ -n "$ncu" ]; then
     --section SchedulerStats --section WarpStateStats --section Occupancy \
     --section InstructionStats --csv --page raw "$B/mhd_kernel_bench" --profile 256 \
     >"$out/ncu.csv" 2>"$out/ncu.err"
+  timeout 200 "$ncu" --clock-control none -k regex:mhd_tiled --launch-skip 7 --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section SchedulerStats --section WarpStateStats --section Occupancy \
+    --section InstructionStats --csv --page raw "$B/mhd_kernel_bench" --profile 256 --f32 \
+    >"$out/ncu-f32.csv" 2>"$out/ncu-f32.err"
 fi
 t4=$(date +%s)
 
@@ -77,7 +84,9 @@ def demangle(s):
         except OSError: pass
     return s
 def short(d):
-    m = re.search(r"(mhd_\w+kernel|exp_kernel|fill_random_kernel)(<[^>]*>)?", d)
+    # some c++filt versions write template arguments as (int)32 and (bool)1
+    d = re.sub(r"\((?:int|bool)\)", "", d).replace(", 1>", ", true>").replace(", 0>", ", false>")
+    m = re.search(r"(mhd_\w+kernel|exp_kernel|expf_kernel|fill_random_kernel)(<[^>]*>)?", d)
     return (m.group(1) + (m.group(2) or "")) if m else d[:60]
 
 print("\n===== SUMMARY =====")
@@ -106,32 +115,42 @@ try:
     sass = open(os.path.join(B, "all.sass")).read()
     for fn in re.split(r"\n\s+Function : ", sass)[1:]:
         name = short(demangle(fn.split("\n")[0].strip()))
-        if "mhd_tiled_kernel<32, 8, true>" not in name: continue
+        if name not in ("mhd_tiled_kernel<32, 8, double, true>", "mhd_tiled_kernel<32, 8, float, true>"):
+            continue
         ops = {}
         for l in fn.split("\n"):
             m = re.match(r"\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)", l)
             if m: ops[m.group(1)] = ops.get(m.group(1), 0) + 1
         dp = sum(v for k, v in ops.items() if k in ("DFMA", "DADD", "DMUL"))
+        sp = sum(v for k, v in ops.items() if k in ("FFMA", "FADD", "FMUL"))
         top = sorted(ops.items(), key=lambda kv: -kv[1])[:16]
-        print(f"SASS {name}: {sum(ops.values())} instr (static), FP64 {dp}, LDS {ops.get('LDS',0)}, "
-              f"LDGSTS {ops.get('LDGSTS',0)}, LDL/STL {ops.get('LDL',0)}/{ops.get('STL',0)}")
+        print(f"SASS {name}: {sum(ops.values())} instr (static), FP64 {dp}, FP32 {sp}, "
+              f"LDS {ops.get('LDS',0)}, LDGSTS {ops.get('LDGSTS',0)}, "
+              f"LDL/STL {ops.get('LDL',0)}/{ops.get('STL',0)}")
         print("  top:", " ".join(f"{k}:{v}" for k, v in top))
 except OSError:
     print("SASS: cuobjdump not available")
 bench = read("bench.txt")
 for l in bench.splitlines():
-    if l.startswith("device:") or l.startswith("exp:") or re.match(r"\s+(tiled|generic)\S*\s+regs", l):
+    if l.startswith("device:") or l.startswith("exp") or re.match(r"\s+f(32|64) (tiled|generic)\S*\s+regs", l):
         print(l)
 # correctness
 checks = [l for l in bench.splitlines() if re.search(r" (PASS|FAIL|info)(\s|$)", l) and "k=" in l]
 fails = [l for l in checks if " FAIL" in l]
 print(f"correctness: {len(checks)} checks, {sum(' PASS' in l for l in checks)} PASS, {len(fails)} FAIL, "
       f"{sum(' info' in l for l in checks)} info (+fma, not judged per cell)")
+for pr in ("f64", "f32"):
+    mine = [l for l in checks if f" {pr} " in l]
+    exact = [l for l in mine if " PASS" in l or " FAIL" in l]
+    worst = max((float(m.group(1)) for l in exact for m in [re.search(r"max (\S+)", l)] if m),
+                default=float("nan"))
+    print(f"  {pr}: {len(exact)} exact-variant checks, {sum(' FAIL' in l for l in exact)} FAIL, "
+          f"{sum('max 0 ' not in l for l in exact)} not bitwise, worst {worst:g} ULP ({pr} ULPs)")
 for l in fails[:12]: print("  " + re.sub(r"\s+", " ", l.strip())[:230])
 for l in checks:
     if " info" in l:
-        m = re.match(r"\s*(.*?)\s{2,}(\S+)\s+k=(\d)\s+max (\S+)\s+>0: (\d+)\s+>2: (\d+)\s+of (\d+)\s+normwise (\S+)", l)
-        if m: print(f"  info {m.group(1)[:30]:30s} {m.group(2):14s} k={m.group(3)} max {m.group(4):>8} ULP, "
+        m = re.match(r"\s*(.*?)\s{2,}(f\d\d \S+)\s+k=(\d)\s+max (\S+)\s+>0: (\d+)\s+>2: (\d+)\s+of (\d+)\s+normwise (\S+)", l)
+        if m: print(f"  info {m.group(1)[:30]:30s} {m.group(2):18s} k={m.group(3)} max {m.group(4):>8} ULP, "
                     f">2 ULP: {m.group(6)}/{m.group(7)}, normwise {m.group(8)}")
 zero = [l for l in checks if " PASS" in l and "max 0 " not in l]
 print(f"  exact variants: {len(zero)} PASS checks with a nonzero max ULP (all others bitwise equal)")
@@ -152,42 +171,43 @@ for f in ("memcheck.txt", "racecheck.txt"):
     s = [l for l in t.splitlines() if "SUMMARY" in l or l.startswith("PASS") or l.startswith("FAIL")]
     print(f"{f}: " + " | ".join(s[-3:]) if s else f"{f}: " + " | ".join(t.splitlines()[-3:]))
 # ncu
-raw = read("ncu.csv")
-rows = list(csv.reader(io.StringIO(raw[raw.find('"ID"'):]))) if '"ID"' in raw else []
-if len(rows) >= 3:
-    hdr, units, vals = rows[0], rows[1], rows[2]
-    met = {h: (v, u) for h, u, v in zip(hdr, units, vals)}
-    want = ["gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-            "dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum",
-            "dram__bytes_write.sum", "lts__t_bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
-            "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
-            "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
-            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-            "l1tex__throughput.avg.pct_of_peak_sustained_active",
-            "smsp__average_warp_latency_per_inst_issued.ratio", "sm__cycles_elapsed.avg.per_second"]
-    print("ncu (one tiled launch, 256^3, substep 1):")
-    for w in want:
-        if w in met: print(f"  {w:78s} {met[w][0]} {met[w][1]}")
-    pipes = sorted(((float(v[0].replace(',', '')), k) for k, v in met.items()
-                    if re.match(r"sm__inst_executed_pipe_\w+\.avg\.pct_of_peak_sustained_active$", k)
-                    and v[0].replace(',', '').replace('.', '', 1).isdigit()), reverse=True)[:6]
-    if pipes: print("  pipes %:", ", ".join(f"{k.split('pipe_')[1].split('.')[0]} {v:.1f}" for v, k in pipes))
-    st = []
-    for k, v in met.items():
-        m = re.match(r"smsp__average_warp_latency_issue_stalled_(\w+)\.ratio$", k) or \
-            re.match(r"smsp__warp_issue_stalled_(\w+)_per_warp_active\.pct$", k)
-        if m:
-            try: st.append((float(v[0].replace(',', '')), m.group(1)))
-            except ValueError: pass
-    if st: print("  stalls (top):", ", ".join(f"{n} {x:.2f}" for x, n in sorted(st, reverse=True)[:8]))
-else:
-    e = read("ncu.err").strip().splitlines()
-    print("ncu: no data" + (": " + " | ".join(e[-3:]) if e else ""))
+for suffix in ("", "-f32"):
+    raw = read(f"ncu{suffix}.csv")
+    rows = list(csv.reader(io.StringIO(raw[raw.find('"ID"'):]))) if '"ID"' in raw else []
+    if len(rows) >= 3:
+        hdr, units, vals = rows[0], rows[1], rows[2]
+        met = {h: (v, u) for h, u, v in zip(hdr, units, vals)}
+        want = ["gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                "dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes_read.sum",
+                "dram__bytes_write.sum", "lts__t_bytes.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
+                "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+                "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                "l1tex__throughput.avg.pct_of_peak_sustained_active",
+                "smsp__average_warp_latency_per_inst_issued.ratio", "sm__cycles_elapsed.avg.per_second"]
+        print(f"ncu{suffix} (one tiled launch, 256^3, substep 1):")
+        for w in want:
+            if w in met: print(f"  {w:78s} {met[w][0]} {met[w][1]}")
+        pipes = sorted(((float(v[0].replace(',', '')), k) for k, v in met.items()
+                        if re.match(r"sm__inst_executed_pipe_\w+\.avg\.pct_of_peak_sustained_active$", k)
+                        and v[0].replace(',', '').replace('.', '', 1).isdigit()), reverse=True)[:6]
+        if pipes: print("  pipes %:", ", ".join(f"{k.split('pipe_')[1].split('.')[0]} {v:.1f}" for v, k in pipes))
+        st = []
+        for k, v in met.items():
+            m = re.match(r"smsp__average_warp_latency_issue_stalled_(\w+)\.ratio$", k) or \
+                re.match(r"smsp__warp_issue_stalled_(\w+)_per_warp_active\.pct$", k)
+            if m:
+                try: st.append((float(v[0].replace(',', '')), m.group(1)))
+                except ValueError: pass
+        if st: print("  stalls (top):", ", ".join(f"{n} {x:.2f}" for x, n in sorted(st, reverse=True)[:8]))
+    else:
+        e = read(f"ncu{suffix}.err").strip().splitlines()
+        print(f"ncu{suffix}: no data" + (": " + " | ".join(e[-3:]) if e else ""))
 EOF
 echo "times: build $((t1 - t0)) s, bench $((t2 - t1)) s, sanitizers $((t3 - t2)) s, ncu $((t4 - t3)) s;" \
   "bench exit $bench_rc; logs in $out"

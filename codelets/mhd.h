@@ -1,8 +1,9 @@
 /* mhd.h — compressible non-ideal MHD (Astaroth's equations, digest 3.1) as one tessera kernel.
  *
  * One field `state` of 8 components (tess_mhd_var order): ln rho, u = (ux, uy, uz), specific
- * entropy s, magnetic vector potential A = (Ax, Ay, Az). Double precision, periodic grid, 2D
- * (n2 = 1) or 3D. The right-hand side F = d state / dt, in the Eulerian forms of digest 3.1.2:
+ * entropy s, magnetic vector potential A = (Ax, Ay, Az). Double precision, or single (the _f32
+ * functions: float storage and float arithmetic, see "Single precision" below); periodic grid,
+ * 2D (n2 = 1) or 3D. The right-hand side F = d state / dt, in the Eulerian forms of digest 3.1.2:
  *
  *   d lnrho/dt = -u.grad lnrho - div u
  *   d u/dt     = -(grad u).u - cs^2 (grad s / cp + grad lnrho) + (j x B) / rho
@@ -35,6 +36,17 @@
  * No promise of bitwise equality with other implementations is made: the CUDA kernel and the
  * plain reference model in tests/ are checked against this one in ULPs (budget 2 after one
  * step of random data, digest 5).
+ *
+ * Single precision (tess_mhd_rk3_cpu_f32, tess_mhd_rk3_cuda_f32; tess_region.prec ==
+ * TESS_FP32, arrays in_f / out_f): the same equations, stencils, RK3 form and evaluation order,
+ * with every stored value and every operation in float. The params block stays double: each
+ * coefficient (the stencil weights, 1/h, 1/h^2, 1/(h_a h_b), dt, beta_k, alpha_k / beta_(k-1),
+ * gamma - 1, cs0^2, eta mu0, the params themselves, 2/3, ...) is computed in double as in the
+ * double version and rounded to float once. The forcing term (a function of x alone) is also
+ * computed in double and rounded once. exp is expf. Against the double version on the same
+ * float-rounded data, one step of random data lands within one float ULP of each component's
+ * largest value (results near 0 differ by more of their own ULPs; tests/test_mhd_fp32.c); the
+ * CPU and GPU single-precision versions agree bitwise (mhd_cuda.cu).
  */
 #ifndef TESS_MHD_H
 #define TESS_MHD_H
@@ -109,13 +121,17 @@ extern const tess_kernel tess_mhd_rk3_kernel; /* "mhd_rk3", TESS_SHAPE_STAR_DIAG
 
 /* CPU reference version: synchronous, on the calling thread. Reports and aborts on a region
  * that does not fit the kernel (wrong fields or components, a stencil leaving the tile,
- * missing params, substep out of range): those are runtime bugs. */
+ * missing params, substep out of range, r->prec not TESS_FP64): those are runtime bugs. */
 void tess_mhd_rk3_cpu(const tess_region *r);
+/* The same in single precision: r->prec == TESS_FP32, arrays r->in_f / r->out_f. */
+void tess_mhd_rk3_cpu_f32(const tess_region *r);
 
 #ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue the kernel on `stream` (a cudaStream_t) and return. Array pointers in
  * r are device pointers; r itself and its params are host memory. */
 void tess_mhd_rk3_cuda(const tess_region *r, void *stream);
+/* The same in single precision (r->prec == TESS_FP32). */
+void tess_mhd_rk3_cuda_f32(const tess_region *r, void *stream);
 #endif
 
 /* ---- the difference operators (also what the tests and the CUDA kernel mirror) ------------ */
@@ -139,6 +155,30 @@ static inline double tess_mhd_d2(const double *f, ptrdiff_t s, double inv_h2) {
 static inline double tess_mhd_dxy(const double *f, ptrdiff_t s1, ptrdiff_t s2, double inv_h1h2) {
   const double c1 = 270.0 / 720.0, c2 = -27.0 / 720.0, c3 = 2.0 / 720.0;
   const ptrdiff_t p = s1 + s2, m = s1 - s2; /* the two diagonals */
+  return (c1 * ((f[p] + f[-p]) - (f[m] + f[-m])) +
+          c2 * ((f[2 * p] + f[-2 * p]) - (f[2 * m] + f[-2 * m])) +
+          c3 * ((f[3 * p] + f[-3 * p]) - (f[3 * m] + f[-3 * m]))) *
+         inv_h1h2;
+}
+
+/* Single-precision twins: the same weights, each computed in double and rounded to float once,
+ * and the same evaluation order, in float. */
+static inline float tess_mhd_d1_f32(const float *f, ptrdiff_t s, float inv_h) {
+  const float a1 = (float)(3.0 / 4.0), a2 = (float)(-3.0 / 20.0), a3 = (float)(1.0 / 60.0);
+  return (a1 * (f[s] - f[-s]) + a2 * (f[2 * s] - f[-2 * s]) + a3 * (f[3 * s] - f[-3 * s])) * inv_h;
+}
+
+static inline float tess_mhd_d2_f32(const float *f, ptrdiff_t s, float inv_h2) {
+  const float b0 = (float)(-49.0 / 18.0), b1 = (float)(3.0 / 2.0), b2 = (float)(-3.0 / 20.0),
+              b3 = (float)(1.0 / 90.0);
+  return (b0 * f[0] + b1 * (f[s] + f[-s]) + b2 * (f[2 * s] + f[-2 * s]) +
+          b3 * (f[3 * s] + f[-3 * s])) *
+         inv_h2;
+}
+
+static inline float tess_mhd_dxy_f32(const float *f, ptrdiff_t s1, ptrdiff_t s2, float inv_h1h2) {
+  const float c1 = (float)(270.0 / 720.0), c2 = (float)(-27.0 / 720.0), c3 = (float)(2.0 / 720.0);
+  const ptrdiff_t p = s1 + s2, m = s1 - s2;
   return (c1 * ((f[p] + f[-p]) - (f[m] + f[-m])) +
           c2 * ((f[2 * p] + f[-2 * p]) - (f[2 * m] + f[-2 * m])) +
           c3 * ((f[3 * p] + f[-3 * p]) - (f[3 * m] + f[-3 * m]))) *

@@ -1,27 +1,39 @@
 /* mhd_cuda.cu — the MHD RK3 substep (mhd.h) on the GPU: what tess_mhd_rk3_cpu computes, cell
- * for cell, in one pass over the region per substep.
+ * for cell, in one pass over the region per substep; and what tess_mhd_rk3_cpu_f32 computes,
+ * in single precision, from the same templates (element type T = double or float).
  *
  * Arithmetic: the CPU reference's own, operation for operation. Every add, multiply and
- * subtract of the stencils, the right-hand side and the RK3 combination goes through num<true>,
- * whose operators are __dadd_rn / __dsub_rn / __dmul_rn (never contracted into FMAs), in the
- * evaluation order of mhd.c / mhd.h; the constants are the same expressions. What the CPU
- * does with library calls is matched too:
+ * subtract of the stencils, the right-hand side and the RK3 combination goes through
+ * num<T, true>, whose operators are __dadd_rn / __dsub_rn / __dmul_rn (T = double) or
+ * __fadd_rn / __fsub_rn / __fmul_rn (T = float), never contracted into FMAs, in the
+ * evaluation order of mhd.c / mhd.h; the constants are the same expressions, computed in
+ * double and, for float, rounded once, as the CPU does. What the CPU does with library calls
+ * is matched too:
  *   exp     glibc's exp (2.28 and later, the x86-64 FMA variant that glibc picks on any CPU with
  *           FMA): the same table, polynomial and FMA pattern, ported below (tess_mhd_exp).
  *           Measured bitwise equal to glibc 2.36's exp on 8e7 random arguments. CUDA's own exp
  *           differs from glibc's in ~6% of calls by 1 ulp, and since dt F is ~1e-3 of a value,
  *           a result near 0 turns that into hundreds of its own ULPs (seen on the CPU: 5 cells
  *           of a 64^3 step beyond 2 ULP with CUDA's exp, none with this one).
- *   x / c   for the uniform divisors cp, mu0 and the global x extent: q = x (1/c), then one
- *           Markstein correction with FMAs, which gives the correctly rounded quotient
- *           (= the CPU's division) for normal operands.
- *   1 / v   __drcp_rn: correctly rounded, as the CPU's division.
- *   sin     (forcing only) CUDA's sin: may differ from glibc's by 1 ulp of the force, which
- *           moves a result by ~1e-23: invisible except for results within ~1e-8 of 0.
- * So the GPU result is expected to be bitwise the CPU's (modulo sin). num<false> is the same
- * code with plain operators, which nvcc contracts into FMAs: ~20% fewer FP64 instructions but
- * tens to thousands of ULPs on cells near 0 (digest eq. 16), so it is only built for the
- * benchmark (TESS_MHD_CUDA_ALL_VARIANTS).
+ *   expf    (float) glibc's expf (2.27 and later, again its x86-64 FMA variant): evaluated in
+ *           double with a 32-entry table, ported below (tess_mhd_expf). Its host build is
+ *           bitwise glibc 2.36's expf on all 2^32 floats (checked exhaustively once), and on an
+ *           H100 bitwise glibc 2.39's on the benchmark's 2^24 samples. CUDA's expf is within
+ *           2 ulp and not glibc's; a result near 0 would turn that into many of its ULPs.
+ *   x / c   for the uniform divisors cp, mu0 and the global x extent: in double, q = x (1/c),
+ *           then one Markstein correction with FMAs, which gives the correctly rounded
+ *           quotient (= the CPU's division) for normal operands; in float, __fdiv_rn (IEEE
+ *           division, cheap enough in float); for c a power of 2, x (1/c) in both.
+ *   1 / v   __drcp_rn / __frcp_rn: correctly rounded, as the CPU's division.
+ *   sin     (forcing only; computed in double in both precisions, as on the CPU) CUDA's sin:
+ *           may differ from glibc's by 1 ulp of the force, which moves a double result by
+ *           ~1e-23 (invisible except for results within ~1e-8 of 0) and a float result only
+ *           when the force rounds to float on the other side of a tie (~2^-29 of cells).
+ * So the GPU result is expected to be bitwise the CPU's, in double and in float (modulo sin);
+ * bench/mhd_kernel_bench.cu measured it so for every exact variant, forcing on too (H100).
+ * num<T, false> is the same code with plain operators, which nvcc contracts into FMAs: ~20%
+ * fewer FP64 instructions but tens to thousands of ULPs on cells near 0 (digest eq. 16), so it
+ * is only built for the benchmark (TESS_MHD_CUDA_ALL_VARIANTS).
  *
  * Kernels:
  *   tiled    (3D regions with n0 >= 16 and n1 >= 4): one block of 32 x 8 threads per (x, y)
@@ -32,17 +44,24 @@
  *            + loading) of lnrho, ss, ux, ax, uy, ay with full halo and corners (x, y lines and
  *            xy diagonals). lnrho and ss are needed off-centre only at the cell itself: each
  *            thread keeps their 7 z values in registers. Planes arrive with cp.async one step
- *            ahead (8-byte copies: rows need not be 16-byte aligned); one __syncthreads per
- *            step. 212 KiB of shared memory: one block (8 warps) per SM, up to 255 registers
- *            per thread. Region cells of partial tiles are masked; nothing outside
- *            [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
+ *            ahead (element-sized copies: rows need not be 16-byte aligned); one
+ *            __syncthreads per step. Double: 212 KiB of shared memory, one block (8 warps) per
+ *            SM, up to 255 registers per thread. Float: the same layout in half the bytes
+ *            (105 KiB, the exp table shrinks to 32 words), so the kernel asks for two blocks
+ *            per SM (__launch_bounds__(256, 2): at most 128 registers per thread; it takes
+ *            127, no spills) and one block's plane loads and start-up hide behind the other's
+ *            arithmetic: 5.8 ms per RK3 step at 256^3 on an H100, against 7.7 ms with one
+ *            block per SM (145 registers) and 9.8 ms for double. The tile stays 32 x 8 (16 x 16
+ *            measured 7.1 ms; a 32 x 16 tile would cut the halo overhead from 2.1x to 1.6x the
+ *            plane but allow one block per SM). Region cells of partial tiles are masked;
+ *            nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
  * (or, built with TESS_MHD_CUDA_NO_STARPU, to stderr + abort). A region that does not fit the
- * kernel aborts like the CPU version. Needs nvcc's C++17 (its default) and sm_80 or newer
- * (cp.async); tuned for sm_90.
+ * kernel (its precision included) aborts like the CPU version. Needs nvcc's C++17 (its default)
+ * and sm_80 or newer (cp.async); tuned for sm_90.
  */
 #ifndef TESS_HAVE_CUDA
 #define TESS_HAVE_CUDA 1
@@ -109,6 +128,48 @@ TMG_HD double rn_rcp(double a) {
   return 1.0 / a;
 #endif
 }
+TMG_HD float rn_add(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+TMG_HD float rn_sub(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+TMG_HD float rn_mul(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+TMG_HD float rn_div(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+TMG_HD float rn_rcp(float a) {
+#ifdef __CUDA_ARCH__
+  return __frcp_rn(a);
+#else
+  return 1.0f / a;
+#endif
+}
+TMG_HD float to_float(double d) { /* round to nearest, as the CPU's (float) d */
+#ifdef __CUDA_ARCH__
+  return __double2float_rn(d);
+#else
+  return (float)d;
+#endif
+}
 TMG_HD double as_double(unsigned long long u) {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double((long long)u);
@@ -127,6 +188,15 @@ TMG_HD unsigned long long as_bits(double d) {
   return u;
 #endif
 }
+TMG_HD unsigned as_bits(float f) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(f);
+#else
+  unsigned u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
 TMG_HD double ldg(const double *p) {
 #ifdef __CUDA_ARCH__
   return __ldg(p);
@@ -134,28 +204,42 @@ TMG_HD double ldg(const double *p) {
   return *p;
 #endif
 }
+TMG_HD float ldg(const float *p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
 
-/* A double whose operators are the CPU's rounded operations (E = true) or plain operators that
- * the compiler may contract (E = false). No conversion back to double: every run-time value of
- * the kernel stays a num, so nothing escapes the chosen arithmetic. */
-template <bool E> struct num {
-  double v;
+/* A T (double or float) whose operators are the CPU's rounded operations (E = true) or plain
+ * operators that the compiler may contract (E = false). No conversion back to T: every
+ * run-time value of the kernel stays a num, so nothing escapes the chosen arithmetic. */
+template <class T, bool E> struct num {
+  T v;
   num() = default;
-  TMG_HD num(double x) : v(x) {}
+  TMG_HD num(T x) : v(x) {}
   friend TMG_HD num operator+(num a, num b) { return num(E ? rn_add(a.v, b.v) : a.v + b.v); }
   friend TMG_HD num operator-(num a, num b) { return num(E ? rn_sub(a.v, b.v) : a.v - b.v); }
   friend TMG_HD num operator*(num a, num b) { return num(E ? rn_mul(a.v, b.v) : a.v * b.v); }
   friend TMG_HD num operator-(num a) { return num(-a.v); }
 };
 
-/* a / b for a uniform divisor b with binv = 1 / b (correctly rounded, from the host): one
- * Markstein step, which returns the correctly rounded quotient for normal operands; for b a
- * power of 2 (pow2), the product a binv itself is the quotient. */
-template <bool E> TMG_HD num<E> div_by(num<E> a, double b, double binv, bool pow2 = false) {
-  if (!E || pow2) return num<E>(E ? rn_mul(a.v, binv) : a.v * binv);
+/* a / b for a uniform divisor b with binv = 1 / b (correctly rounded, from the host). Double:
+ * one Markstein step, which returns the correctly rounded quotient for normal operands (a
+ * double division would be a long instruction sequence). Float: the IEEE division itself.
+ * For b a power of 2 (pow2), the product a binv is the quotient in both. */
+template <bool E>
+TMG_HD num<double, E> div_by(num<double, E> a, double b, double binv, bool pow2 = false) {
+  if (!E || pow2) return num<double, E>(E ? rn_mul(a.v, binv) : a.v * binv);
   const double q = rn_mul(a.v, binv);
   const double r = rn_fma(-q, b, a.v);
-  return num<E>(rn_fma(r, binv, q));
+  return num<double, E>(rn_fma(r, binv, q));
+}
+template <bool E>
+TMG_HD num<float, E> div_by(num<float, E> a, float b, float binv, bool pow2 = false) {
+  if (pow2) return num<float, E>(E ? rn_mul(a.v, binv) : a.v * binv);
+  return num<float, E>(E ? rn_div(a.v, b) : a.v / b);
 }
 
 /* ---- glibc's exp (sysdeps/ieee754/dbl-64/e_exp.c, from Arm's optimized-routines; MIT) --------
@@ -274,146 +358,220 @@ TMG_HD double tess_mhd_exp(double x, const unsigned long long *tab) {
       rn_fma(rn_mul(r2, r2), rn_fma(r, c5, c4), rn_fma(r2, rn_fma(r, c3, c2), rn_add(tail, r)));
   return rn_fma(scale, tmp, scale);
 }
+/* ---- glibc's expf (sysdeps/ieee754/flt-32/e_expf.c and e_exp2f_data.c, from Arm's
+ * optimized-routines; MIT) ---------------------------------------------------------------------
+ * In double: x 32/ln2 = k + r, expf(x) = 2^(k/32) 2^(r/32), 2^(r/32) by a cubic. Table:
+ * bits(2^(i/32)) - (i << 47) (every 4th "bits" word of TMG_EXP_TAB). The FMA pattern is that of
+ * glibc 2.36's x86-64 FMA variant (__expf_fma, read from its machine code): kd and r are each
+ * one FMA of x 32/ln2 (so r is not z - kd of a rounded z), and the cubic is three FMAs. */
+#define TMG_EXPF_TAB                                                                               \
+  {                                                                                                \
+    0x3ff0000000000000ull, 0x3fefd9b0d3158574ull, 0x3fefb5586cf9890full, 0x3fef9301d0125b51ull,    \
+        0x3fef72b83c7d517bull, 0x3fef54873168b9aaull, 0x3fef387a6e756238ull,                       \
+        0x3fef1e9df51fdee1ull, 0x3fef06fe0a31b715ull, 0x3feef1a7373aa9cbull,                       \
+        0x3feedea64c123422ull, 0x3feece086061892dull, 0x3feebfdad5362a27ull,                       \
+        0x3feeb42b569d4f82ull, 0x3feeab07dd485429ull, 0x3feea47eb03a5585ull,                       \
+        0x3feea09e667f3bcdull, 0x3fee9f75e8ec5f74ull, 0x3feea11473eb0187ull,                       \
+        0x3feea589994cce13ull, 0x3feeace5422aa0dbull, 0x3feeb737b0cdc5e5ull,                       \
+        0x3feec49182a3f090ull, 0x3feed503b23e255dull, 0x3feee89f995ad3adull,                       \
+        0x3feeff76f2fb5e47ull, 0x3fef199bdd85529cull, 0x3fef3720dcef9069ull,                       \
+        0x3fef5818dcfba487ull, 0x3fef7c97337b9b5full, 0x3fefa4afa2a490daull, 0x3fefd0765b6e4540ull \
+  }
+
+__constant__ unsigned long long expf_tab_dev[32] = TMG_EXPF_TAB;
+
+/* tab: the 32 words above (shared memory on the device). */
+TMG_HD float tess_mhd_expf(float x, const unsigned long long *tab) {
+  const double inv_ln2_n = 0x1.71547652b82fep0 * 32, shift = 0x1.8p52;
+  const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
+               c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  const unsigned abstop = (as_bits(x) >> 20) & 0x7ffu;
+  if (abstop >= 0x42bu) {                       /* |x| >= 88, inf, nan: glibc's branches */
+    if (as_bits(x) == 0xff800000u) return 0.0f; /* -inf */
+    if (abstop >= 0x7f8u) return x + x;         /* inf, nan */
+    if (x > 0x1.62e42ep6f) return INFINITY;     /* overflow */
+    if (x < -0x1.9fe368p6f) return 0.0f;        /* underflow */
+  }                                             /* else: the general path, as glibc */
+  const double xd = (double)x;
+  const double kd0 = rn_fma(inv_ln2_n, xd, shift);
+  const unsigned long long ki = as_bits(kd0);
+  const double kd = rn_sub(kd0, shift);
+  const double r = rn_fma(inv_ln2_n, xd, -kd);
+  const double s = as_double(tab[ki & 31u] + (ki << 47));
+  const double z = rn_fma(r, c0, c1);
+  const double r2 = rn_mul(r, r);
+  const double y = rn_fma(z, r2, rn_fma(r, c2, 1.0));
+  return to_float(rn_mul(y, s));
+}
+
+/* exp in the kernel's precision; tab: that precision's table. */
+TMG_HD double exp_rn(double x, const unsigned long long *tab) { return tess_mhd_exp(x, tab); }
+TMG_HD float exp_rn(float x, const unsigned long long *tab) { return tess_mhd_expf(x, tab); }
+
+/* Words of the exp table of each precision, and word i of it (device). */
+template <class T> __host__ __device__ constexpr int exp_words() {
+  return sizeof(T) == sizeof(double) ? 256 : 32;
+}
+template <class T> __device__ __forceinline__ unsigned long long exp_word(int i) {
+  if constexpr (sizeof(T) == sizeof(double))
+    return exp_tab_dev[i];
+  else
+    return expf_tab_dev[i];
+}
 
 /* ---- what the kernels receive (by value) ------------------------------------------------- */
 
-struct kparams {
-  const double *in;
-  double *out;
+/* T: the element type. Every number the arithmetic uses is a T, rounded once from the double
+ * the CPU version computes it as; the forcing's numbers stay double (the force is computed in
+ * double in both precisions, then rounded). */
+template <class T> struct kparams {
+  const T *in;
+  T *out;
   long long X;      /* dim[0]: element distance between components */
   long long sy, sz; /* element distance to the next cell along y and z */
   int lo[3], hi[3];
-  int act[3];                   /* axis active (extent > 1) */
-  double ih[3], ih2[3], ihh[3]; /* 1/h, 1/h^2, 1/(h_a h_b) for xy, xz, yz: as mhd.c */
-  double nu, zeta, eta, mu0, mu0_inv, cp, cp_inv, gamma, gm1, lnT0, lnrho0, K, heating;
+  int act[3];              /* axis active (extent > 1) */
+  T ih[3], ih2[3], ihh[3]; /* 1/h, 1/h^2, 1/(h_a h_b) for xy, xz, yz: as mhd.c */
+  T nu, zeta, eta, mu0, mu0_inv, cp, cp_inv, gamma, gm1, lnT0, lnrho0, K, heating;
   int cp_pow2; /* cp is a power of 2: x / cp == x * (1 / cp) exactly */
-  double cs0sq, eta_mu0, bext[3];
+  T cs0sq, eta_mu0, bext[3];
   int has_force;
   double force_amp, two_pi, global0_d, global0_inv;
   long long force_k, origin0, global0;
   int substep;
-  double dt, beta, ab; /* beta_k and alpha_k / beta_(k-1) */
-  int ntx, nty, zlen;  /* tiled kernel: tiles along x, y; z chunk length */
+  T dt, beta, ab;     /* beta_k and alpha_k / beta_(k-1) */
+  int ntx, nty, zlen; /* tiled kernel: tiles along x, y; z chunk length */
 };
 
 /* ---- the stencils, in mhd.h's evaluation order ------------------------------------------- */
 
+/* The weights as double expressions; T(k) rounds one to float once, as mhd.h's float twins. */
 constexpr double kA1 = 3.0 / 4.0, kA2 = -3.0 / 20.0, kA3 = 1.0 / 60.0;
 constexpr double kB0 = -49.0 / 18.0, kB1 = 3.0 / 2.0, kB2 = -3.0 / 20.0, kB3 = 1.0 / 90.0;
 constexpr double kC1 = 270.0 / 720.0, kC2 = -27.0 / 720.0, kC3 = 2.0 / 720.0;
 
-/* Accessor A: a.get<C, DX, DY, DZ>() is component C at offset (DX, DY, DZ) from the cell;
+/* Accessor A: a.get<C, DX, DY, DZ>() is component C at offset (DX, DY, DZ) from the cell (a T);
  * a.active<AXIS>() says whether the axis has a stencil. */
-template <int C, int AX, bool E, class A> TMG_HD num<E> st_d1(const A &a, double ih) {
+template <int C, int AX, class T, bool E, class A> TMG_HD num<T, E> st_d1(const A &a, T ih) {
+  typedef num<T, E> N;
   constexpr int x = AX == 0, y = AX == 1, z = AX == 2;
-  const num<E> p1 = a.template get<C, x, y, z>(), m1 = a.template get<C, -x, -y, -z>();
-  const num<E> p2 = a.template get<C, 2 * x, 2 * y, 2 * z>(),
-               m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
-  const num<E> p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
-               m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (kA1 * (p1 - m1) + kA2 * (p2 - m2) + kA3 * (p3 - m3)) * ih;
+  const N p1 = a.template get<C, x, y, z>(), m1 = a.template get<C, -x, -y, -z>();
+  const N p2 = a.template get<C, 2 * x, 2 * y, 2 * z>(),
+          m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
+  const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
+          m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
+  return (N(T(kA1)) * (p1 - m1) + N(T(kA2)) * (p2 - m2) + N(T(kA3)) * (p3 - m3)) * N(ih);
 }
 
-template <int C, int AX, bool E, class A> TMG_HD num<E> st_d2(const A &a, num<E> f0, double ih2) {
+template <int C, int AX, class T, bool E, class A>
+TMG_HD num<T, E> st_d2(const A &a, num<T, E> f0, T ih2) {
+  typedef num<T, E> N;
   constexpr int x = AX == 0, y = AX == 1, z = AX == 2;
-  const num<E> p1 = a.template get<C, x, y, z>(), m1 = a.template get<C, -x, -y, -z>();
-  const num<E> p2 = a.template get<C, 2 * x, 2 * y, 2 * z>(),
-               m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
-  const num<E> p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
-               m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (kB0 * f0 + kB1 * (p1 + m1) + kB2 * (p2 + m2) + kB3 * (p3 + m3)) * ih2;
+  const N p1 = a.template get<C, x, y, z>(), m1 = a.template get<C, -x, -y, -z>();
+  const N p2 = a.template get<C, 2 * x, 2 * y, 2 * z>(),
+          m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
+  const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
+          m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
+  return (N(T(kB0)) * f0 + N(T(kB1)) * (p1 + m1) + N(T(kB2)) * (p2 + m2) + N(T(kB3)) * (p3 + m3)) *
+         N(ih2);
 }
 
 /* One radius of tess_mhd_dxy: (f[k p] + f[-k p]) - (f[k m] + f[-k m]), p = e_P + e_Q and
  * m = e_P - e_Q (P < Q, the strides s1, s2 of mhd.c). */
-template <int C, int P, int Q, int K, bool E, class A> TMG_HD num<E> st_diag(const A &a) {
+template <int C, int P, int Q, int K, class T, bool E, class A>
+TMG_HD num<T, E> st_diag(const A &a) {
+  typedef num<T, E> N;
   constexpr int px = (P == 0) + (Q == 0), py = (P == 1) + (Q == 1), pz = (P == 2) + (Q == 2);
   constexpr int mx = (P == 0) - (Q == 0), my = (P == 1) - (Q == 1), mz = (P == 2) - (Q == 2);
-  const num<E> fp = a.template get<C, K * px, K * py, K * pz>();
-  const num<E> fpm = a.template get<C, -K * px, -K * py, -K * pz>();
-  const num<E> fm = a.template get<C, K * mx, K * my, K * mz>();
-  const num<E> fmm = a.template get<C, -K * mx, -K * my, -K * mz>();
+  const N fp = a.template get<C, K * px, K * py, K * pz>();
+  const N fpm = a.template get<C, -K * px, -K * py, -K * pz>();
+  const N fm = a.template get<C, K * mx, K * my, K * mz>();
+  const N fmm = a.template get<C, -K * mx, -K * my, -K * mz>();
   return (fp + fpm) - (fm + fmm);
 }
 
-template <int C, int P, int Q, bool E, class A> TMG_HD num<E> st_dxy(const A &a, double ihh) {
-  return (kC1 * st_diag<C, P, Q, 1, E>(a) + kC2 * st_diag<C, P, Q, 2, E>(a) +
-          kC3 * st_diag<C, P, Q, 3, E>(a)) *
-         ihh;
+template <int C, int P, int Q, class T, bool E, class A>
+TMG_HD num<T, E> st_dxy(const A &a, T ihh) {
+  typedef num<T, E> N;
+  return (N(T(kC1)) * st_diag<C, P, Q, 1, T, E>(a) + N(T(kC2)) * st_diag<C, P, Q, 2, T, E>(a) +
+          N(T(kC3)) * st_diag<C, P, Q, 3, T, E>(a)) *
+         N(ihh);
 }
 
 /* tess_mhd_derivs of mhd.c, with the pure second derivatives summed into Laplacians (in
  * mhd.c's order) except the three that grad div needs. */
-template <bool E> struct derivs { num<E> val[8], grad[8][3], lap[8], gdu[3], gda[3]; };
+template <class T, bool E> struct derivs { num<T, E> val[8], grad[8][3], lap[8], gdu[3], gda[3]; };
 
-template <int C, bool E, class A>
-TMG_HD void field_derivs(const A &a, const kparams &p, derivs<E> &d, num<E> d2[3]) {
-  const num<E> f0 = a.template get<C, 0, 0, 0>();
+template <int C, class T, bool E, class A>
+TMG_HD void field_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> d2[3]) {
+  const num<T, E> f0 = a.template get<C, 0, 0, 0>();
   d.val[C] = f0;
   if (a.template active<0>()) {
-    d.grad[C][0] = st_d1<C, 0, E>(a, p.ih[0]);
-    d2[0] = st_d2<C, 0, E>(a, f0, p.ih2[0]);
+    d.grad[C][0] = st_d1<C, 0, T, E>(a, p.ih[0]);
+    d2[0] = st_d2<C, 0, T, E>(a, f0, p.ih2[0]);
   } else {
-    d.grad[C][0] = 0.0;
-    d2[0] = 0.0;
+    d.grad[C][0] = T(0);
+    d2[0] = T(0);
   }
   if (a.template active<1>()) {
-    d.grad[C][1] = st_d1<C, 1, E>(a, p.ih[1]);
-    d2[1] = st_d2<C, 1, E>(a, f0, p.ih2[1]);
+    d.grad[C][1] = st_d1<C, 1, T, E>(a, p.ih[1]);
+    d2[1] = st_d2<C, 1, T, E>(a, f0, p.ih2[1]);
   } else {
-    d.grad[C][1] = 0.0;
-    d2[1] = 0.0;
+    d.grad[C][1] = T(0);
+    d2[1] = T(0);
   }
   if (a.template active<2>()) {
-    d.grad[C][2] = st_d1<C, 2, E>(a, p.ih[2]);
-    d2[2] = st_d2<C, 2, E>(a, f0, p.ih2[2]);
+    d.grad[C][2] = st_d1<C, 2, T, E>(a, p.ih[2]);
+    d2[2] = st_d2<C, 2, T, E>(a, f0, p.ih2[2]);
   } else {
-    d.grad[C][2] = 0.0;
-    d2[2] = 0.0;
+    d.grad[C][2] = T(0);
+    d2[2] = T(0);
   }
   d.lap[C] = d2[0] + d2[1] + d2[2];
 }
 
 /* The vector at components V..V+2: its derivatives, and grad div as tess_mhd_graddiv. */
-template <int V, bool E, class A>
-TMG_HD void vector_derivs(const A &a, const kparams &p, derivs<E> &d, num<E> gd[3]) {
-  num<E> dx[3], dy[3], dz[3];
-  field_derivs<V + 0, E>(a, p, d, dx);
-  field_derivs<V + 1, E>(a, p, d, dy);
-  field_derivs<V + 2, E>(a, p, d, dz);
-  num<E> m01 = 0.0, m10 = 0.0, m02 = 0.0, m20 = 0.0, m12 = 0.0, m21 = 0.0;
+template <int V, class T, bool E, class A>
+TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> gd[3]) {
+  num<T, E> dx[3], dy[3], dz[3];
+  field_derivs<V + 0, T, E>(a, p, d, dx);
+  field_derivs<V + 1, T, E>(a, p, d, dy);
+  field_derivs<V + 2, T, E>(a, p, d, dz);
+  num<T, E> m01 = T(0), m10 = T(0), m02 = T(0), m20 = T(0), m12 = T(0), m21 = T(0);
   if (a.template active<0>() && a.template active<1>()) {
-    m01 = st_dxy<V + 1, 0, 1, E>(a, p.ihh[0]);
-    m10 = st_dxy<V + 0, 0, 1, E>(a, p.ihh[0]);
+    m01 = st_dxy<V + 1, 0, 1, T, E>(a, p.ihh[0]);
+    m10 = st_dxy<V + 0, 0, 1, T, E>(a, p.ihh[0]);
   }
   if (a.template active<0>() && a.template active<2>()) {
-    m02 = st_dxy<V + 2, 0, 2, E>(a, p.ihh[1]);
-    m20 = st_dxy<V + 0, 0, 2, E>(a, p.ihh[1]);
+    m02 = st_dxy<V + 2, 0, 2, T, E>(a, p.ihh[1]);
+    m20 = st_dxy<V + 0, 0, 2, T, E>(a, p.ihh[1]);
   }
   if (a.template active<1>() && a.template active<2>()) {
-    m12 = st_dxy<V + 2, 1, 2, E>(a, p.ihh[2]);
-    m21 = st_dxy<V + 1, 1, 2, E>(a, p.ihh[2]);
+    m12 = st_dxy<V + 2, 1, 2, T, E>(a, p.ihh[2]);
+    m21 = st_dxy<V + 1, 1, 2, T, E>(a, p.ihh[2]);
   }
   gd[0] = dx[0] + m01 + m02;
   gd[1] = m10 + dy[1] + m12;
   gd[2] = m20 + m21 + dz[2];
 }
 
-template <bool E> TMG_HD num<E> dot3(const num<E> a[3], const num<E> b[3]) {
+template <class T, bool E> TMG_HD num<T, E> dot3(const num<T, E> a[3], const num<T, E> b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-template <bool E> TMG_HD void cross3(const num<E> a[3], const num<E> b[3], num<E> out[3]) {
+template <class T, bool E>
+TMG_HD void cross3(const num<T, E> a[3], const num<T, E> b[3], num<T, E> out[3]) {
   out[0] = a[1] * b[2] - a[2] * b[1];
   out[1] = a[2] * b[0] - a[0] * b[2];
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 /* tess_mhd_rhs, term by term. */
-template <bool E>
-TMG_HD void rhs(const derivs<E> &d, const kparams &p, num<E> force_y, const unsigned long long *tab,
-                num<E> F[8]) {
-  typedef num<E> N;
+template <class T, bool E>
+TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
+                const unsigned long long *tab, num<T, E> F[8]) {
+  typedef num<T, E> N;
+  const auto K = [](double x) { return N(T(x)); }; /* a literal coefficient, rounded once */
   const N lnrho = d.val[0], ss = d.val[4];
   const N u[3] = {d.val[1], d.val[2], d.val[3]};
   const N *grad_lnrho = d.grad[0], *grad_ss = d.grad[4];
@@ -436,34 +594,34 @@ TMG_HD void rhs(const derivs<E> &d, const kparams &p, num<E> force_y, const unsi
   for (int i = 0; i < 3; i++)
 #pragma unroll
     for (int k = 0; k < 3; k++)
-      S[i][k] = 0.5 * (grad_u[i][k] + grad_u[k][i]);
-  S[0][0] = (2.0 / 3.0) * grad_u[0][0] - (1.0 / 3.0) * (grad_u[1][1] + grad_u[2][2]);
-  S[1][1] = (2.0 / 3.0) * grad_u[1][1] - (1.0 / 3.0) * (grad_u[0][0] + grad_u[2][2]);
-  S[2][2] = (2.0 / 3.0) * grad_u[2][2] - (1.0 / 3.0) * (grad_u[0][0] + grad_u[1][1]);
-  N SS_contract = 0.0;
+      S[i][k] = K(0.5) * (grad_u[i][k] + grad_u[k][i]);
+  S[0][0] = K(2.0 / 3.0) * grad_u[0][0] - K(1.0 / 3.0) * (grad_u[1][1] + grad_u[2][2]);
+  S[1][1] = K(2.0 / 3.0) * grad_u[1][1] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[2][2]);
+  S[2][2] = K(2.0 / 3.0) * grad_u[2][2] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[1][1]);
+  N SS_contract = T(0);
 #pragma unroll
   for (int i = 0; i < 3; i++)
 #pragma unroll
     for (int k = 0; k < 3; k++)
       SS_contract = SS_contract + S[i][k] * S[i][k];
 
-  const N rho = tess_mhd_exp(lnrho.v, tab), inv_rho = rn_rcp(rho.v);
+  const N rho = exp_rn(lnrho.v, tab), inv_rho = rn_rcp(rho.v);
   const N eos = div_cp(p.gamma * ss) + p.gm1 * (lnrho - p.lnrho0);
-  const N cs2 = p.cs0sq * N(tess_mhd_exp(eos.v, tab));
+  const N cs2 = p.cs0sq * N(exp_rn(eos.v, tab));
   const N lnT = p.lnT0 + eos;
-  const N inv_rhoT = rn_rcp((rho * N(tess_mhd_exp(lnT.v, tab))).v);
+  const N inv_rhoT = rn_rcp((rho * N(exp_rn(lnT.v, tab))).v);
 
-  F[0] = -dot3<E>(u, grad_lnrho) - div_u;
+  F[0] = -dot3<T, E>(u, grad_lnrho) - div_u;
 
   N jxB[3];
-  cross3<E>(j, B, jxB);
+  cross3<T, E>(j, B, jxB);
 #pragma unroll
   for (int i = 0; i < 3; i++) {
-    const N advection = dot3<E>(grad_u[i], u);
+    const N advection = dot3<T, E>(grad_u[i], u);
     const N pressure = cs2 * (div_cp(grad_ss[i]) + grad_lnrho[i]);
-    const N S_grad_lnrho = dot3<E>(S[i], grad_lnrho);
+    const N S_grad_lnrho = dot3<T, E>(S[i], grad_lnrho);
     const N viscous =
-        p.nu * (lap_u[i] + (1.0 / 3.0) * d.gdu[i] + 2.0 * S_grad_lnrho) + p.zeta * d.gdu[i];
+        p.nu * (lap_u[i] + K(1.0 / 3.0) * d.gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * d.gdu[i];
     F[1 + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
   }
   if (p.has_force) F[2] = F[2] + force_y;
@@ -472,13 +630,13 @@ TMG_HD void rhs(const derivs<E> &d, const kparams &p, num<E> force_y, const unsi
                          div_cp(p.gamma * grad_ss[1]) + p.gm1 * grad_lnrho[1],
                          div_cp(p.gamma * grad_ss[2]) + p.gm1 * grad_lnrho[2]};
   const N lap_lnT = div_cp(p.gamma * lap[4]) + p.gm1 * lap[0];
-  const N heat = p.heating + p.eta_mu0 * dot3<E>(j, j) + 2.0 * rho * p.nu * SS_contract +
+  const N heat = p.heating + p.eta_mu0 * dot3<T, E>(j, j) + K(2.0) * rho * p.nu * SS_contract +
                  p.zeta * rho * div_u * div_u;
-  const N conduction = p.K * inv_rho * (lap_lnT + dot3<E>(grad_lnT, grad_lnT));
-  F[4] = -dot3<E>(u, grad_ss) + inv_rhoT * heat + conduction;
+  const N conduction = p.K * inv_rho * (lap_lnT + dot3<T, E>(grad_lnT, grad_lnT));
+  F[4] = -dot3<T, E>(u, grad_ss) + inv_rhoT * heat + conduction;
 
   N uxB[3];
-  cross3<E>(u, B, uxB);
+  cross3<T, E>(u, B, uxB);
 #pragma unroll
   for (int i = 0; i < 3; i++)
     F[5 + i] = uxB[i] + p.eta * lap_a[i];
@@ -486,28 +644,33 @@ TMG_HD void rhs(const derivs<E> &d, const kparams &p, num<E> force_y, const unsi
 
 /* The whole cell: derivatives, F, and the RK3 combination with the old output `old` (read
  * for substeps 1 and 2 only). x: padded x coordinate (for the forcing). */
-template <bool E, class A>
-TMG_HD void cell_update(const A &a, const kparams &p, const unsigned long long *tab, int x,
-                        const double old[8], double res[8]) {
-  typedef num<E> N;
-  derivs<E> d;
+template <class T, bool E, class A>
+TMG_HD void cell_update(const A &a, const kparams<T> &p, const unsigned long long *tab, int x,
+                        const T old[8], T res[8]) {
+  typedef num<T, E> N;
+  derivs<T, E> d;
   {
     N d2[3];
-    field_derivs<0, E>(a, p, d, d2);
-    field_derivs<4, E>(a, p, d, d2);
+    field_derivs<0, T, E>(a, p, d, d2);
+    field_derivs<4, T, E>(a, p, d, d2);
   }
-  vector_derivs<1, E>(a, p, d, d.gdu);
-  vector_derivs<5, E>(a, p, d, d.gda);
+  vector_derivs<1, T, E>(a, p, d, d.gdu);
+  vector_derivs<5, T, E>(a, p, d, d.gda);
 
-  N force_y = 0.0;
-  if (p.has_force) {
+  N force_y = T(0);
+  if (p.has_force) { /* in double in both precisions, as the CPU: a function of x alone */
+    typedef num<double, E> D;
     long long gx = (p.origin0 + x) % p.global0;
     if (gx < 0) gx += p.global0;
-    const N arg = div_by<E>(p.two_pi * N((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
-    force_y = p.force_amp * N(sin(arg.v));
+    const D arg = div_by<E>(D(p.two_pi) * D((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
+    const double f = (D(p.force_amp) * D(sin(arg.v))).v;
+    if constexpr (sizeof(T) == sizeof(double))
+      force_y = f;
+    else
+      force_y = to_float(f);
   }
   N F[8];
-  rhs<E>(d, p, force_y, tab, F);
+  rhs<T, E>(d, p, force_y, tab, F);
 #pragma unroll
   for (int c = 0; c < 8; c++) {
     const N u = d.val[c];
@@ -520,57 +683,64 @@ TMG_HD void cell_update(const A &a, const kparams &p, const unsigned long long *
 
 /* ---- generic kernel: one thread per cell, stencil through L1 ------------------------------ */
 
-struct generic_acc {
-  const double *f; /* component 0 of the cell */
+template <class T> struct generic_acc {
+  const T *f; /* component 0 of the cell */
   long long X, sy, sz;
   int act[3];
   template <int AX> TMG_HD bool active() const { return act[AX] != 0; }
-  template <int C, int DX, int DY, int DZ> TMG_HD double get() const {
+  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
     return ldg(f + (C * X + DX + DY * sy + DZ * sz));
   }
 };
 
-template <bool E>
-TMG_HD void generic_cell(const kparams &p, const unsigned long long *tab, int x, int y, int z) {
+template <class T, bool E>
+TMG_HD void generic_cell(const kparams<T> &p, const unsigned long long *tab, int x, int y, int z) {
   const long long cell = x + y * p.sy + z * p.sz;
-  const generic_acc a = {p.in + cell, p.X, p.sy, p.sz, {p.act[0], p.act[1], p.act[2]}};
-  double old[8], res[8];
+  const generic_acc<T> a = {p.in + cell, p.X, p.sy, p.sz, {p.act[0], p.act[1], p.act[2]}};
+  T old[8], res[8];
 #pragma unroll
   for (int c = 0; c < 8; c++)
-    old[c] = p.substep > 0 ? p.out[cell + c * p.X] : 0.0;
-  cell_update<E>(a, p, tab, x, old, res);
+    old[c] = p.substep > 0 ? p.out[cell + c * p.X] : T(0);
+  cell_update<T, E>(a, p, tab, x, old, res);
 #pragma unroll
   for (int c = 0; c < 8; c++)
     p.out[cell + c * p.X] = res[c];
 }
 
-template <bool E> __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams p) {
-  __shared__ unsigned long long tab[256];
-  for (int i = threadIdx.x + blockDim.x * threadIdx.y; i < 256; i += blockDim.x * blockDim.y)
-    tab[i] = exp_tab_dev[i];
+template <class T, bool E>
+__global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
+  __shared__ unsigned long long tab[exp_words<T>()];
+  for (int i = threadIdx.x + blockDim.x * threadIdx.y; i < exp_words<T>();
+       i += blockDim.x * blockDim.y)
+    tab[i] = exp_word<T>(i);
   __syncthreads();
   const int x = p.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= p.hi[0]) return;
   for (int y = p.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y); y < p.hi[1];
        y += gridDim.y * blockDim.y)
     for (int z = p.lo[2] + (int)blockIdx.z; z < p.hi[2]; z += gridDim.z)
-      generic_cell<E>(p, tab, x, y, z);
+      generic_cell<T, E>(p, tab, x, y, z);
 }
 
 /* ---- tiled kernel ------------------------------------------------------------------------- */
 
-/* Shared-memory layout, in doubles. Ring slot (one plane z, 8 slots, slot z & 7): ux and ax as
- * x-rows [X0-3, X0+TX+3) x [Y0, Y0+TY) (pitch W); uy and ay as y-columns [X0, X0+TX) x
+/* Shared-memory layout, in elements of T after the exp table (TAB elements: 256 words for
+ * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux and ax as x-rows
+ * [X0-3, X0+TX+3) x [Y0, Y0+TY) (pitch W); uy and ay as y-columns [X0, X0+TX) x
  * [Y0-3, Y0+TY+3) (pitch TX); uz and az full [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) (pitch W).
- * Centre slot (2 slots, z & 1): lnrho, ss, ux, ax, uy, ay full. */
-template <int TX, int TY> struct tile_geom {
+ * Centre slot (2 slots, z & 1): lnrho, ss, ux, ax, uy, ay full. MINB: the blocks per SM the
+ * kernel is built for: 2 where two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per
+ * block), which caps registers at 128 per thread. */
+template <int TX, int TY, class T> struct tile_geom {
   static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6;
   static constexpr int XR = W * TY, YC = TX * H, FULL = W * H;
   static constexpr int R_UX = 0, R_AX = XR, R_UY = 2 * XR, R_AY = 2 * XR + YC;
   static constexpr int R_UZ = 2 * XR + 2 * YC, R_AZ = R_UZ + FULL, RS = R_AZ + FULL;
   static constexpr int CS = 6 * FULL;
-  static constexpr int TAB = 256, RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
-  static constexpr size_t SMEM = (size_t)TOTAL * sizeof(double);
+  static constexpr int TAB = exp_words<T>() * (int)(sizeof(unsigned long long) / sizeof(T));
+  static constexpr int RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
+  static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
+  static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
   /* position of component c in a centre slot */
   static constexpr __host__ __device__ int cidx(int c) {
     return c == 0 ? 0 : c == 4 ? 1 : c == 1 ? 2 : c == 5 ? 3 : c == 2 ? 4 : 5;
@@ -582,7 +752,7 @@ struct tile_item {
   int X0, Y0, z0, z1;
 };
 
-template <int TX, int TY> TMG_HD tile_item tile_of(const kparams &p, int b) {
+template <int TX, int TY, class T> TMG_HD tile_item tile_of(const kparams<T> &p, int b) {
   const int tiles = p.ntx * p.nty;
   const int zc = b / tiles, t = b - zc * tiles;
   const int ty = t / p.ntx, tx = t - ty * p.ntx;
@@ -594,10 +764,14 @@ template <int TX, int TY> TMG_HD tile_item tile_of(const kparams &p, int b) {
   return it;
 }
 
-TMG_HD void cp_async8(double *dst, const double *src) {
+/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned). */
+template <class T> TMG_HD void cp_async(T *dst, const T *src) {
 #ifdef __CUDA_ARCH__
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
 #else
   *dst = *src;
 #endif
@@ -616,34 +790,33 @@ TMG_HD void cp_async_wait_all() {
 /* Rows [0, rows_ok) of an NCOL-wide rectangle (first row at src, rows row_stride apart) into
  * shared memory at sm + dst (pitch NCOL); columns >= cols_ok lie past the region's reach and
  * are not read. Row r goes to warp (r + rot) % NW, lane = column. */
-template <int NCOL, int NW>
-TMG_HD void copy_rect(double *sm, int dst, const double *src, long long row_stride, int rows_ok,
-                      int cols_ok, int rot, int warp, int lane) {
+template <int NCOL, int NW, class T>
+TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int rows_ok, int cols_ok,
+                      int rot, int warp, int lane) {
   for (int r = (warp + NW - rot % NW) % NW; r < rows_ok; r += NW) {
-    const double *s = src + r * row_stride;
-    double *d = sm + dst + r * NCOL;
+    const T *s = src + r * row_stride;
+    T *d = sm + dst + r * NCOL;
 #pragma unroll
     for (int c0 = 0; c0 < NCOL; c0 += 32) {
       const int c = c0 + lane;
-      if (c < NCOL && c < cols_ok) cp_async8(d + c, s + c);
+      if (c < NCOL && c < cols_ok) cp_async(d + c, s + c);
     }
   }
 }
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
-template <int TX, int TY>
-TMG_HD void issue_ring(const kparams &p, double *sm, const tile_item &it, int z, int warp,
-                       int lane) {
-  typedef tile_geom<TX, TY> G;
+template <int TX, int TY, class T>
+TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
+  typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
-  const double *pl = p.in + z * p.sz;
+  const T *pl = p.in + z * p.sz;
   const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
   const int cw = imin(G::W, xhi - (it.X0 - 3)), ct = imin(TX, xhi - it.X0);
   const int rt = imin(TY, yhi - it.Y0), rh = imin(G::H, yhi - (it.Y0 - 3));
-  const double *xr = pl + it.Y0 * p.sy + (it.X0 - 3);
-  const double *yc = pl + (it.Y0 - 3) * p.sy + it.X0;
-  const double *fu = pl + (it.Y0 - 3) * p.sy + (it.X0 - 3);
+  const T *xr = pl + it.Y0 * p.sy + (it.X0 - 3);
+  const T *yc = pl + (it.Y0 - 3) * p.sy + it.X0;
+  const T *fu = pl + (it.Y0 - 3) * p.sy + (it.X0 - 3);
   copy_rect<G::W, G::NW>(sm, slot + G::R_UX, xr + 1 * p.X, p.sy, rt, cw, 0, warp, lane);
   copy_rect<G::W, G::NW>(sm, slot + G::R_AX, xr + 5 * p.X, p.sy, rt, cw, TY, warp, lane);
   copy_rect<TX, G::NW>(sm, slot + G::R_UY, yc + 2 * p.X, p.sy, rh, ct, 2 * TY, warp, lane);
@@ -654,14 +827,14 @@ TMG_HD void issue_ring(const kparams &p, double *sm, const tile_item &it, int z,
                          lane);
 }
 
-template <int TX, int TY>
-TMG_HD void issue_centre(const kparams &p, double *sm, const tile_item &it, int z, int warp,
+template <int TX, int TY, class T>
+TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
                          int lane) {
-  typedef tile_geom<TX, TY> G;
+  typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
   const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
   const int cw = imin(G::W, xhi - (it.X0 - 3)), rh = imin(G::H, yhi - (it.Y0 - 3));
-  const double *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
+  const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
   const int comps[6] = {0, 4, 1, 5, 2, 6}; /* centre slot order: see tile_geom::cidx */
 #pragma unroll
   for (int i = 0; i < 6; i++)
@@ -670,18 +843,16 @@ TMG_HD void issue_centre(const kparams &p, double *sm, const tile_item &it, int 
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
-struct tile_state {
-  double ql[7], qs[7];
-};
+template <class T> struct tile_state { T ql[7], qs[7]; };
 
-template <int TX, int TY> struct tile_acc {
-  typedef tile_geom<TX, TY> G;
-  const double *sm;
+template <int TX, int TY, class T> struct tile_acc {
+  typedef tile_geom<TX, TY, T> G;
+  const T *sm;
   int cen;                    /* centre slot + the thread's offset in a full plane */
   int rxr[7], ryc[7], rfu[7]; /* ring slot of z + d - 3 + the thread's offset per shape */
-  double ql[7], qs[7];        /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
+  T ql[7], qs[7];             /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
   template <int AX> TMG_HD bool active() const { return true; }
-  template <int C, int DX, int DY, int DZ> TMG_HD double get() const {
+  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
     static_assert(C >= 0 && C < 8 && DZ >= -3 && DZ <= 3, "stencil point");
     if constexpr (C == 0 || C == 4) {
       if constexpr (DZ != 0 || (DX == 0 && DY == 0)) {
@@ -704,37 +875,37 @@ template <int TX, int TY> struct tile_acc {
   }
 };
 
-template <int TX, int TY>
-TMG_HD void tile_prologue(const kparams &p, const tile_item &it, int tid, tile_state &st) {
+template <int TX, int TY, class T>
+TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, tile_state<T> &st) {
   const int x = it.X0 + tid % TX, y = it.Y0 + tid / TX;
   const bool valid = x < p.hi[0] && y < p.hi[1];
   const long long col = x + y * p.sy;
 #pragma unroll
   for (int i = 0; i < 7; i++) {
     const long long cell = col + (it.z0 - 3 + i) * p.sz;
-    st.ql[i] = valid ? ldg(p.in + cell) : 0.0;
-    st.qs[i] = valid ? ldg(p.in + cell + 4 * p.X) : 0.0;
+    st.ql[i] = valid ? ldg(p.in + cell) : T(0);
+    st.qs[i] = valid ? ldg(p.in + cell + 4 * p.X) : T(0);
   }
 }
 
-template <int TX, int TY, bool E>
-TMG_HD void tile_compute(const kparams &p, const double *sm, const unsigned long long *tab,
-                         const tile_item &it, int zc, int tid, tile_state &st) {
-  typedef tile_geom<TX, TY> G;
+template <int TX, int TY, class T, bool E>
+TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long long *tab,
+                         const tile_item &it, int zc, int tid, tile_state<T> &st) {
+  typedef tile_geom<TX, TY, T> G;
   const int tx = tid % TX, ty = tid / TX;
   const int x = it.X0 + tx, y = it.Y0 + ty;
   const bool valid = x < p.hi[0] && y < p.hi[1];
   const long long cell = x + y * p.sy + zc * p.sz;
-  double nl = 0.0, ns = 0.0, old[8];
+  T nl = T(0), ns = T(0), old[8];
   if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
     nl = ldg(p.in + cell + 4 * p.sz);
     ns = ldg(p.in + cell + 4 * p.sz + 4 * p.X);
   }
 #pragma unroll
   for (int c = 0; c < 8; c++)
-    old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : 0.0;
+    old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : T(0);
 
-  tile_acc<TX, TY> a;
+  tile_acc<TX, TY, T> a;
   a.sm = sm;
   const int o_full = (ty + 3) * G::W + tx + 3, o_xr = ty * G::W + tx + 3, o_yc = (ty + 3) * TX + tx;
   a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
@@ -750,8 +921,8 @@ TMG_HD void tile_compute(const kparams &p, const double *sm, const unsigned long
     a.ql[i] = st.ql[i];
     a.qs[i] = st.qs[i];
   }
-  double res[8];
-  cell_update<E>(a, p, tab, x, old, res);
+  T res[8];
+  cell_update<T, E>(a, p, tab, x, old, res);
   if (valid)
 #pragma unroll
     for (int c = 0; c < 8; c++)
@@ -765,19 +936,21 @@ TMG_HD void tile_compute(const kparams &p, const double *sm, const unsigned long
   st.qs[6] = ns;
 }
 
-template <int TX, int TY, bool E>
-__global__ void __launch_bounds__(TX *TY, 1) mhd_tiled_kernel(const kparams p) {
-  typedef tile_geom<TX, TY> G;
-  extern __shared__ __align__(16) double sm[];
+template <int TX, int TY, class T, bool E>
+__global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
+    mhd_tiled_kernel(const kparams<T> p) {
+  typedef tile_geom<TX, TY, T> G;
+  extern __shared__ __align__(16) unsigned char sm_bytes[];
+  T *sm = reinterpret_cast<T *>(sm_bytes);
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
-  for (int i = tid; i < 256; i += G::NT)
-    reinterpret_cast<unsigned long long *>(sm)[i] = exp_tab_dev[i];
+  for (int i = tid; i < exp_words<T>(); i += G::NT)
+    reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
   for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
     issue_ring<TX, TY>(p, sm, it, z, warp, lane);
   issue_centre<TX, TY>(p, sm, it, it.z0, warp, lane);
   cp_async_commit();
-  tile_state st;
+  tile_state<T> st;
   tile_prologue<TX, TY>(p, it, tid, st);
   for (int zc = it.z0; zc < it.z1; zc++) {
     cp_async_wait_all();  /* this step's planes (issued one step ago) have landed ... */
@@ -787,8 +960,8 @@ __global__ void __launch_bounds__(TX *TY, 1) mhd_tiled_kernel(const kparams p) {
       issue_centre<TX, TY>(p, sm, it, zc + 1, warp, lane);
     }
     cp_async_commit();
-    tile_compute<TX, TY, E>(p, sm, reinterpret_cast<const unsigned long long *>(sm), it, zc, tid,
-                            st);
+    tile_compute<TX, TY, T, E>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes), it,
+                               zc, tid, st);
   }
 }
 
@@ -807,15 +980,18 @@ static void require(bool cond, const char *msg) {
   }
 }
 
-/* The CPU version's checks and constants. Returns false for an empty region. */
-static bool make_kparams(const tess_region *r, kparams &p) {
+/* The CPU version's checks and constants (each rounded to T once from the double the CPU
+ * version computes). Returns false for an empty region. */
+template <class T> static bool make_kparams(const tess_region *r, kparams<T> &p) {
+  constexpr bool dbl = sizeof(T) == sizeof(double);
   for (int i = 0; i < 3; i++)
     if (r->hi[i] <= r->lo[i]) return false;
+  require(r->prec == (dbl ? TESS_FP64 : TESS_FP32), "region precision is not the kernel's");
   require(r->nin == 1 && r->nout == 1, "needs one input (u^k) and one output (u^(k-1))");
   require(r->in[0] && r->out[0], "missing field array");
   require(r->in_nc[0] == TESS_MHD_NC && r->out_nc[0] == TESS_MHD_NC,
           "input and output need 8 components (lnrho, ux, uy, uz, ss, ax, ay, az)");
-  require(r->in[0] != (const double *)r->out[0], "output aliases the input");
+  require((const void *)r->in[0] != (const void *)r->out[0], "output aliases the input");
   require(r->params != NULL, "missing tess_mhd_params");
   const tess_mhd_params *mp = (const tess_mhd_params *)r->params;
   require(mp->substep >= 0 && mp->substep <= 2, "substep must be 0, 1 or 2");
@@ -825,8 +1001,13 @@ static bool make_kparams(const tess_region *r, kparams &p) {
             "region plus stencil radius leaves the padded tile");
   }
   memset(&p, 0, sizeof p);
-  p.in = r->in[0];
-  p.out = r->out[0];
+  if constexpr (dbl) {
+    p.in = r->in[0];
+    p.out = r->out[0];
+  } else {
+    p.in = r->in_f[0];
+    p.out = r->out_f[0];
+  }
   p.X = r->dim[0];
   p.sy = (long long)TESS_MHD_NC * r->dim[0];
   p.sz = (long long)TESS_MHD_NC * r->dim[0] * r->dim[1];
@@ -835,31 +1016,31 @@ static bool make_kparams(const tess_region *r, kparams &p) {
     p.lo[a] = r->lo[a];
     p.hi[a] = r->hi[a];
     p.act[a] = r->dim[a] > 1;
-    p.ih[a] = 1.0 / r->h[a];
-    p.ih2[a] = 1.0 / (r->h[a] * r->h[a]);
-    p.ihh[a] = 1.0 / (r->h[pair[a][0]] * r->h[pair[a][1]]);
+    p.ih[a] = (T)(1.0 / r->h[a]);
+    p.ih2[a] = (T)(1.0 / (r->h[a] * r->h[a]));
+    p.ihh[a] = (T)(1.0 / (r->h[pair[a][0]] * r->h[pair[a][1]]));
   }
-  p.nu = mp->nu;
-  p.zeta = mp->zeta;
-  p.eta = mp->eta;
-  p.mu0 = mp->mu0;
-  p.mu0_inv = 1.0 / mp->mu0;
-  p.cp = mp->cp;
-  p.cp_inv = 1.0 / mp->cp;
+  p.nu = (T)mp->nu;
+  p.zeta = (T)mp->zeta;
+  p.eta = (T)mp->eta;
+  p.mu0 = (T)mp->mu0;
+  p.mu0_inv = (T)1 / p.mu0; /* the divisor's own correctly rounded reciprocal */
+  p.cp = (T)mp->cp;
+  p.cp_inv = (T)1 / p.cp;
   {
     int e;
-    p.cp_pow2 = frexp(mp->cp, &e) == 0.5 && isfinite(p.cp_inv) && p.cp_inv != 0.0;
+    p.cp_pow2 = frexp((double)p.cp, &e) == 0.5 && isfinite((double)p.cp_inv) && p.cp_inv != 0;
   }
-  p.gamma = mp->gamma;
-  p.gm1 = mp->gamma - 1.0;
-  p.lnT0 = mp->lnT0;
-  p.lnrho0 = mp->lnrho0;
-  p.K = mp->K;
-  p.heating = mp->heating;
-  p.cs0sq = mp->cs0 * mp->cs0;
-  p.eta_mu0 = mp->eta * mp->mu0;
+  p.gamma = (T)mp->gamma;
+  p.gm1 = (T)(mp->gamma - 1.0);
+  p.lnT0 = (T)mp->lnT0;
+  p.lnrho0 = (T)mp->lnrho0;
+  p.K = (T)mp->K;
+  p.heating = (T)mp->heating;
+  p.cs0sq = (T)(mp->cs0 * mp->cs0);
+  p.eta_mu0 = (T)(mp->eta * mp->mu0);
   for (int i = 0; i < 3; i++)
-    p.bext[i] = mp->B_ext[i];
+    p.bext[i] = (T)mp->B_ext[i];
   p.has_force = mp->force_amp != 0.0;
   p.force_amp = mp->force_amp;
   p.force_k = mp->force_k;
@@ -871,15 +1052,15 @@ static bool make_kparams(const tess_region *r, kparams &p) {
   const double alpha[3] = TESS_MHD_RK3_ALPHA, beta[3] = TESS_MHD_RK3_BETA;
   const int k = mp->substep;
   p.substep = k;
-  p.dt = mp->dt > 0.0 ? mp->dt : r->dt;
-  p.beta = beta[k];
-  p.ab = k > 0 ? alpha[k] / beta[k - 1] : 0.0;
+  p.dt = (T)(mp->dt > 0.0 ? mp->dt : r->dt);
+  p.beta = (T)beta[k];
+  p.ab = (T)(k > 0 ? alpha[k] / beta[k - 1] : 0.0);
   return true;
 }
 
 /* Tiles and z chunks: the chunk length that minimises (waves of blocks) x (chunk + ~4 planes
  * of start-up), `slots` blocks resident at a time. */
-template <int TX, int TY> static void plan_tiles(kparams &p, int slots) {
+template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slots) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
   p.ntx = (n0 + TX - 1) / TX;
   p.nty = (n1 + TY - 1) / TY;
@@ -899,7 +1080,7 @@ template <int TX, int TY> static void plan_tiles(kparams &p, int slots) {
   }
 }
 
-static int tiles_total(const kparams &p) {
+template <class T> static int tiles_total(const kparams<T> &p) {
   const int n2 = p.hi[2] - p.lo[2];
   return p.ntx * p.nty * ((n2 + p.zlen - 1) / p.zlen);
 }
@@ -909,9 +1090,9 @@ static void check_launch() {
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
 }
 
-template <int TX, int TY, bool E> static void launch_tiled(kparams &p, cudaStream_t s) {
-  typedef tile_geom<TX, TY> G;
-  auto kern = mhd_tiled_kernel<TX, TY, E>;
+template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
+  typedef tile_geom<TX, TY, T> G;
+  auto kern = mhd_tiled_kernel<TX, TY, T, E>;
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
@@ -926,28 +1107,29 @@ template <int TX, int TY, bool E> static void launch_tiled(kparams &p, cudaStrea
   check_launch();
 }
 
-template <bool E> static void launch_generic(const kparams &p, cudaStream_t s) {
+template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
   const unsigned bx = n0 >= 32 ? 32u : n0 >= 16 ? 16u : n0 >= 8 ? 8u : 4u, by = 128u / bx;
   const unsigned gy = (unsigned)((n1 + (int)by - 1) / (int)by);
   const dim3 block(bx, by, 1);
   const dim3 grid((unsigned)((n0 + (int)bx - 1) / (int)bx), gy < 65535u ? gy : 65535u,
                   (unsigned)(n2 < 65535 ? n2 : 65535));
-  mhd_generic_kernel<E><<<grid, block, 0, s>>>(p);
+  mhd_generic_kernel<T, E><<<grid, block, 0, s>>>(p);
   check_launch();
 }
 
-static int auto_kind(const kparams &p) {
+template <class T> static int auto_kind(const kparams<T> &p) {
   const bool is3d = p.act[0] && p.act[1] && p.act[2];
   return is3d && p.hi[0] - p.lo[0] >= TILED_MIN_N0 && p.hi[1] - p.lo[1] >= TILED_MIN_N1
              ? KIND_TILED
              : KIND_GENERIC;
 }
 
-/* kind: kernel_kind; fma: the contracted arithmetic (benchmark builds only). The tiled kernels
- * need a 3D tile; asked for on a 2D one, they fall back to the generic kernel. */
-static void launch(const tess_region *r, void *stream, int kind, bool fma) {
-  kparams p;
+/* T: double or float (r->prec must say the same); kind: kernel_kind; fma: the contracted
+ * arithmetic (benchmark builds only). The tiled kernels need a 3D tile; asked for on a 2D
+ * one, they fall back to the generic kernel. */
+template <class T> static void launch(const tess_region *r, void *stream, int kind, bool fma) {
+  kparams<T> p;
   if (!make_kparams(r, p)) return; /* empty region: no zero-sized grid */
   const cudaStream_t s = (cudaStream_t)stream;
   if (kind == KIND_AUTO) kind = auto_kind(p);
@@ -955,15 +1137,15 @@ static void launch(const tess_region *r, void *stream, int kind, bool fma) {
 #ifdef TESS_MHD_CUDA_ALL_VARIANTS
   if (fma) {
     if (kind == KIND_TILED)
-      launch_tiled<32, 8, false>(p, s);
+      launch_tiled<32, 8, T, false>(p, s);
     else if (kind == KIND_TILED16)
-      launch_tiled<16, 16, false>(p, s);
+      launch_tiled<16, 16, T, false>(p, s);
     else
-      launch_generic<false>(p, s);
+      launch_generic<T, false>(p, s);
     return;
   }
   if (kind == KIND_TILED16) {
-    launch_tiled<16, 16, true>(p, s);
+    launch_tiled<16, 16, T, true>(p, s);
     return;
   }
 #else
@@ -971,13 +1153,17 @@ static void launch(const tess_region *r, void *stream, int kind, bool fma) {
   if (kind == KIND_TILED16) kind = KIND_TILED;
 #endif
   if (kind == KIND_TILED)
-    launch_tiled<32, 8, true>(p, s);
+    launch_tiled<32, 8, T, true>(p, s);
   else
-    launch_generic<true>(p, s);
+    launch_generic<T, true>(p, s);
 }
 
 } // namespace tess_mhd_gpu
 
 extern "C" void tess_mhd_rk3_cuda(const tess_region *r, void *stream) {
-  tess_mhd_gpu::launch(r, stream, tess_mhd_gpu::KIND_AUTO, false);
+  tess_mhd_gpu::launch<double>(r, stream, tess_mhd_gpu::KIND_AUTO, false);
+}
+
+extern "C" void tess_mhd_rk3_cuda_f32(const tess_region *r, void *stream) {
+  tess_mhd_gpu::launch<float>(r, stream, tess_mhd_gpu::KIND_AUTO, false);
 }

@@ -1,12 +1,14 @@
-/* dump_compare [--single] A B [max_ulp] — compares two raw float64 dumps of equal size: prints
- * the maximum absolute difference and the maximum difference in units in the last place
+/* dump_compare [--single[=CELLS]] A B [max_ulp] — compares two raw float64 dumps of equal size:
+ * prints the maximum absolute difference and the maximum difference in units in the last place
  * (digest section 5: ulp(m) = 2^(floor(log2|m|) - 52), minimum normal for m = 0).
  * Exit 0 when max ulp <= max_ulp (default 0: bitwise), 1 otherwise, 2 on I/O errors.
  *
- * --single: B is a single-precision run of what A computed in double. ULPs are float ULPs
- * (2^(floor(log2|m|) - 23), FLT_MIN for m = 0), every value of B must be a float (else the run
- * did not store single precision), and B must differ from A somewhere (else the test could not
- * tell single from double arithmetic). */
+ * --single: B is a single-precision run of what A computed in double. Errors are in float ULPs
+ * of the largest |value| of each variable (a dump is its variables one after the other, CELLS
+ * values each; without =CELLS the whole dump is one): ulp = 2^(floor(log2 max|A|) - 23). Per
+ * cell ULPs mean nothing here, since a float result near 0 is off by any number of its own ULPs.
+ * Every value of B must be a float (else the run did not store single precision), and B must
+ * differ from A somewhere (else the test could not tell single from double arithmetic). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +31,8 @@ static double *load(const char *path, long *n) {
 }
 
 int main(int argc, char **argv) {
-  const int single = argc > 1 && !strcmp(argv[1], "--single");
+  const int single = argc > 1 && !strncmp(argv[1], "--single", 8);
+  const long block = single && argv[1][8] == '=' ? atol(argv[1] + 9) : 0;
   argv += single;
   argc -= single;
   if (argc < 3) {
@@ -44,15 +47,21 @@ int main(int argc, char **argv) {
             argv[2]);
     return 2;
   }
-  double max_abs = 0, max_ulp = 0;
+  double max_abs = 0, max_ulp = 0, scale = 0;
   long worst = 0, not_float = 0;
+  const long bn = block > 0 ? block : na;
   for (long i = 0; i < na; i++) {
     if (isnan(a[i]) || isnan(b[i])) {
       max_ulp = INFINITY;
       worst = i;
       break;
     }
-    const double m = fabs(a[i]);
+    if (single && i % bn == 0) { /* a new variable: its largest value sets the unit */
+      scale = 0;
+      for (long j = i; j < i + bn && j < na; j++)
+        scale = fmax(scale, fabs(a[j]));
+    }
+    const double m = single ? scale : fabs(a[i]);
     const double ulp = single ? (m > 0 ? ldexp(1.0, ilogb(m) - 23) : (double)FLT_MIN)
                               : (m > 0 ? ldexp(1.0, ilogb(m) - 52) : DBL_MIN);
     not_float += single && (double)(float)b[i] != b[i];
