@@ -52,7 +52,8 @@ static struct {
 static int use_device(int dev) {
   int old = -1;
 #ifdef STARPU_USE_CUDA
-  if (dev >= 0 && cudaGetDevice(&old) == cudaSuccess && old != dev) cudaSetDevice(dev);
+  /* always set: a thread that never touched CUDA reports device 0 but has no context yet */
+  if (dev >= 0 && cudaGetDevice(&old) == cudaSuccess) cudaSetDevice(dev);
 #else
   (void)dev;
 #endif

@@ -54,8 +54,11 @@ static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
   tess_topo_mode mode;
   if (want) TESS_CALL(tess_topo_mode_parse(want, &mode));
   tess_err e = tess_topo_load(NULL, &topo);
-  /* More ranks than cores (CI): nothing to assign, run unbound below without a message. */
-  const int crowded = !e && !want && nlocal > tess_topo_ncores(topo);
+  /* More ranks than cores (CI), or than GPUs (ranks sharing a GPU, as the GPU checks do):
+   * nothing to assign, run unbound below without an error message. */
+  const int crowded = !e && !want &&
+                      (nlocal > tess_topo_ncores(topo) ||
+                       (use_cuda && tess_topo_ngpus(topo) > 0 && nlocal > tess_topo_ngpus(topo)));
   if (!e && !crowded) {
     if (!want) mode = tess_topo_default_mode(topo, nlocal, use_cuda);
     e = tess_topo_assign(topo, mode, lrank, nlocal, NULL, 0, &share);

@@ -15,3 +15,35 @@ for lib in libinih.so.1 libhdf5_openmpi.so.103 libsz.so.2 libaec.so.0; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" /tmp/tess-bundle-build/lib/
 done
 "$(cd ../shared 2>/dev/null && pwd || echo /work/shared)"/gpu-host/make-bundle.sh .gpu-bundle "$prefix" /tmp/tess-bundle-build/build /tmp/tess-bundle-build/lib
+
+# Optional CUDA-aware Open MPI (scripts/install-cuda-mpi.sh, same 4.1.4 ABI as Debian's), packed
+# only when it has been built. Off by default on the GPU host: `TESS_CUDA_MPI=1 source env.sh`.
+ompi=$(scripts/install-cuda-mpi.sh --prefix-only)
+if [ -f "$ompi/.complete" ]; then
+  o=.gpu-bundle/extra/ompi-cuda
+  mkdir -p "$o/lib" "$o/share"
+  cp -a "$ompi"/lib/*.so* "$ompi/lib/openmpi" "$o/lib/"        # libraries + MCA plugins
+  [ -d "$ompi/lib/pmix" ] && cp -a "$ompi/lib/pmix" "$o/lib/"   # only with an internal PMIx
+  cp -a "$ompi/bin" "$ompi/etc" "$o/"                            # mpirun, orted, ompi_info; params
+  cp -a "$ompi/share/openmpi" "$o/share/"                        # help texts mpirun prints from
+  cat >>.gpu-bundle/env.sh <<'EOF'
+# CUDA-aware Open MPI (scripts/install-cuda-mpi.sh), added by scripts/gpu-bundle.sh. With
+# TESS_CUDA_MPI=1 at source time its mpirun and libmpi.so.40 (same ABI as Debian's 4.1.4) come
+# first, and ranks on one host talk through smcuda (shared memory with CUDA IPC; vader would
+# crash on device pointers). smcuda pins its segment, which lives in the session dir: on /tmp
+# (ext4) the kernel refuses the pin (a warning), on /dev/shm (tmpfs) it works. Where libcuda
+# is missing it runs as plain Open MPI (CUDA support off), without the page-long warning.
+if [ "${TESS_CUDA_MPI:-}" = 1 ]; then
+  _o=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/extra/ompi-cuda
+  export OPAL_PREFIX=$_o PATH=$_o/bin:$PATH LD_LIBRARY_PATH=$_o/lib:$LD_LIBRARY_PATH
+  export OMPI_MCA_btl=self,smcuda OMPI_MCA_orte_tmpdir_base=/dev/shm
+  export OMPI_MCA_opal_warn_on_missing_libcuda=0
+  echo "bundle: CUDA-aware Open MPI (TESS_CUDA_MPI=1): mpirun is $(command -v mpirun)" >&2
+  unset _o
+fi
+EOF
+  echo "CUDA-aware Open MPI packed from $ompi (TESS_CUDA_MPI=1 selects it)" >&2
+else
+  echo "no CUDA-aware Open MPI at $ompi (scripts/install-cuda-mpi.sh builds it): not packed" >&2
+fi
+du -sh .gpu-bundle
