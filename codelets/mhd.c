@@ -56,13 +56,6 @@ static const int tess_mhd_pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
 #define TESS_MHD_IN(r)  ((r)->in[0])
 #define TESS_MHD_OUT(r) ((r)->out[0])
 #include "mhd_cpu_body.h"
-#undef real
-#undef TESS_MHD_FN
-#undef TESS_MHD_K
-#undef TESS_MHD_EXP
-#undef TESS_MHD_PREC
-#undef TESS_MHD_IN
-#undef TESS_MHD_OUT
 
 #define real            float
 #define TESS_MHD_FN(f)  f##_f32
@@ -72,13 +65,6 @@ static const int tess_mhd_pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
 #define TESS_MHD_IN(r)  ((r)->in_f[0])
 #define TESS_MHD_OUT(r) ((r)->out_f[0])
 #include "mhd_cpu_body.h"
-#undef real
-#undef TESS_MHD_FN
-#undef TESS_MHD_K
-#undef TESS_MHD_EXP
-#undef TESS_MHD_PREC
-#undef TESS_MHD_IN
-#undef TESS_MHD_OUT
 
 const tess_kernel tess_mhd_rk3_kernel = {
     .name = "mhd_rk3",

@@ -254,3 +254,12 @@ void TESS_MHD_FN(tess_mhd_rk3_cpu)(const tess_region *r) {
         }
       }
 }
+
+/* The parameters are this instantiation's: the next one defines its own. */
+#undef real
+#undef TESS_MHD_FN
+#undef TESS_MHD_K
+#undef TESS_MHD_EXP
+#undef TESS_MHD_PREC
+#undef TESS_MHD_IN
+#undef TESS_MHD_OUT

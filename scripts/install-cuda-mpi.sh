@@ -60,12 +60,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Debian's source package needs a deb-src entry for bookworm main (as in install-deps.sh).
-if ! apt-get indextargets --format '$(IDENTIFIER)' 2>/dev/null | grep -qx 'Sources'; then
-  log "adding a deb-src entry for bookworm main"
-  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-    $SUDO tee /etc/apt/sources.list.d/tessera-src.sources >/dev/null
-  $SUDO apt-get update -qq >&2
-fi
+"$here/deb-src.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -91,26 +91,16 @@ static int wrap(const layout *l, const test_case *tc, int a, int q) {
   return g + ((q - g) % n + n) % n;
 }
 
-/* Ghost cells <- the owned cells they are periodic images of (double and float arrays). */
-static void fill_ghosts_f64(const layout *l, const test_case *tc, double *u) {
+/* Ghost cells <- the owned cells they are periodic images of (double or float arrays: es bytes
+ * per element). */
+static void fill_ghosts(const layout *l, const test_case *tc, void *u, size_t es) {
   for (int z = 0; z < l->dim[2]; z++)
     for (int y = 0; y < l->dim[1]; y++)
       for (int x = 0; x < l->dim[0]; x++) {
         const int sx = wrap(l, tc, 0, x), sy = wrap(l, tc, 1, y), sz = wrap(l, tc, 2, z);
         if (sx == x && sy == y && sz == z) continue;
         for (int c = 0; c < TESS_MHD_NC; c++)
-          u[idx(l, c, x, y, z)] = u[idx(l, c, sx, sy, sz)];
-      }
-}
-
-static void fill_ghosts_f32(const layout *l, const test_case *tc, float *u) {
-  for (int z = 0; z < l->dim[2]; z++)
-    for (int y = 0; y < l->dim[1]; y++)
-      for (int x = 0; x < l->dim[0]; x++) {
-        const int sx = wrap(l, tc, 0, x), sy = wrap(l, tc, 1, y), sz = wrap(l, tc, 2, z);
-        if (sx == x && sy == y && sz == z) continue;
-        for (int c = 0; c < TESS_MHD_NC; c++)
-          u[idx(l, c, x, y, z)] = u[idx(l, c, sx, sy, sz)];
+          memcpy((char *)u + es * idx(l, c, x, y, z), (char *)u + es * idx(l, c, sx, sy, sz), es);
       }
 }
 
@@ -154,7 +144,7 @@ static void substeps_f64(const layout *l, const test_case *tc, double *a, double
   p.dt = 0.0; /* the region's dt */
   for (int k = 0; k < nsub; k++) {
     p.substep = k;
-    fill_ghosts_f64(l, tc, a);
+    fill_ghosts(l, tc, a, sizeof(double));
     tess_region r = region_of(l, tc, &p);
     r.prec = TESS_FP64;
     r.in[0] = a;
@@ -173,7 +163,7 @@ static void substeps_f32(const layout *l, const test_case *tc, float *a, float *
   p.dt = 0.0;
   for (int k = 0; k < nsub; k++) {
     p.substep = k;
-    fill_ghosts_f32(l, tc, a);
+    fill_ghosts(l, tc, a, sizeof(float));
     tess_region r = region_of(l, tc, &p);
     r.prec = TESS_FP32;
     r.in_f[0] = a;
