@@ -23,7 +23,8 @@ CUDA_DIR=${CUDA_HOME:-/usr/local/cuda}
 PMIX_DIR=/usr/lib/x86_64-linux-gnu/pmix2   # Debian's libpmix-dev (as debian/rules uses)
 
 log() { printf '[install-cuda-mpi] %s\n' "$*" >&2; }
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+# shellcheck source=apt-lib.sh
+source "$here/apt-lib.sh"
 
 # Lean: C bindings, shared libraries, shared memory (vader, smcuda) and TCP transports only.
 cfg=(--with-cuda="$CUDA_DIR" --with-hwloc=external --with-libevent=external
@@ -48,19 +49,10 @@ fi
 }
 
 pkgs=(build-essential dpkg-dev pkg-config libhwloc-dev libevent-dev libpmix-dev zlib1g-dev)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >&2
-fi
+apt_need "${pkgs[@]}"
 
-# Debian's source package needs a deb-src entry for bookworm main (as in install-deps.sh).
-"$here/deb-src.sh"
+# Debian's source package needs a deb-src entry for bookworm main.
+apt_deb_src
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -21,7 +21,8 @@ CACHE=${TESSERA_CACHE:-$HOME/.cache/tessera}
 MAXBUFFERS=64 MAXCPUS=128 MAXCUDADEV=8
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+# shellcheck source=apt-lib.sh
+source "$here/apt-lib.sh"
 
 pkgs=(build-essential cmake pkg-config dpkg-dev ca-certificates
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
@@ -29,16 +30,7 @@ pkgs=(build-essential cmake pkg-config dpkg-dev ca-certificates
       clang libclang-rt-dev  # the config fuzzer (libFuzzer; only a Recommends of clang-14)
       vite xvfb xauth python3-matplotlib librsvg2-bin
       libhdf5-openmpi-dev python3-h5py python3-numpy)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >&2
-fi
+apt_need "${pkgs[@]}"
 
 variant=cpu
 NVCC=$(command -v nvcc || true)
@@ -55,7 +47,7 @@ if [ -f "$prefix/.complete" ]; then
 fi
 
 # Debian's source package needs a deb-src entry for bookworm main.
-"$here/deb-src.sh"
+apt_deb_src
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

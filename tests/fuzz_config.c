@@ -26,65 +26,18 @@
 #include "config_fixture.h"
 #include "tessera_config.h"
 
-/* struct vars v and defaults(): config_fixture.h */
+/* struct vars v, defaults() and fixture_opts: config_fixture.h */
 
-static const tess_opt table[] = {
-    {.key = "run.steps",
-     .type = TESS_OPT_INT,
-     .ptr = &v.steps,
-     .flag = "steps",
-     .help = "time steps",
-     .min = 0,
-     .max = HUGE_VAL},
-    {.key = "run.seed", .type = TESS_OPT_LONG, .ptr = &v.seed, .flag = "seed", .help = "seed"},
-    {.key = "grid.nx",
-     .type = TESS_OPT_INT,
-     .ptr = &v.nx,
-     .flag = "nx",
-     .help = "cells in x",
-     .min = 1,
-     .max = 1000000},
-    {.key = "grid.n",
-     .type = TESS_OPT_INTS3,
-     .ptr = v.n,
-     .flag = "grid",
-     .help = "cells",
-     .min = 1,
-     .max = 4096},
-    {.key = "grid.h",
-     .type = TESS_OPT_DOUBLES3,
-     .ptr = v.h,
-     .help = "spacing",
-     .min = 0,
-     .max = HUGE_VAL,
-     .open = TESS_OPT_OPEN_MIN},
-    {.key = "physics.nu", .type = TESS_OPT_DOUBLE, .ptr = &v.nu, .flag = "nu", .help = "viscosity"},
-    {.key = "physics.cs0",
+/* fixture_opts (config_fixture.h), plus an interval open at both ends */
+static const tess_opt extra[] = {
+    {.key = "physics.mu0",
      .type = TESS_OPT_DOUBLE,
-     .ptr = &v.cs0,
-     .flag = "cs0",
-     .help = "sound speed",
+     .ptr = &v.mu0,
+     .flag = "mu0",
+     .help = "permeability",
      .min = 0,
      .max = 10,
      .open = TESS_OPT_OPEN_MIN | TESS_OPT_OPEN_MAX},
-    {.key = "runtime.mode",
-     .type = TESS_OPT_STRING,
-     .ptr = v.mode,
-     .size = sizeof v.mode,
-     .flag = "mode",
-     .help = "schedule",
-     .choices = "overlap|bulk"},
-    {.key = "io.out",
-     .type = TESS_OPT_STRING,
-     .ptr = v.out,
-     .size = sizeof v.out,
-     .flag = "out",
-     .help = "output directory"},
-    {.key = "io.check",
-     .type = TESS_OPT_BOOL,
-     .ptr = &v.check,
-     .flag = "check",
-     .help = "check the result"},
 };
 
 static FILE *devnull;
@@ -92,7 +45,9 @@ static char ini_path[64];
 
 static tess_config_t make(void) {
   tess_config_t cfg = NULL;
-  if (tess_config_create("fuzz", &cfg) || tess_config_add(cfg, table, sizeof table / sizeof *table))
+  if (tess_config_create("fuzz", &cfg) ||
+      tess_config_add(cfg, fixture_opts, sizeof fixture_opts / sizeof *fixture_opts) ||
+      tess_config_add(cfg, extra, sizeof extra / sizeof *extra))
     abort();
   tess_config_set_output(cfg, devnull); /* --help and --print-config run, quietly */
   return cfg;
@@ -101,8 +56,8 @@ static tess_config_t make(void) {
 static int same(const struct vars *a, const struct vars *b) {
   return a->steps == b->steps && a->nx == b->nx && a->check == b->check && a->seed == b->seed &&
          !memcmp(a->n, b->n, sizeof a->n) && !memcmp(&a->nu, &b->nu, sizeof a->nu) &&
-         !memcmp(&a->cs0, &b->cs0, sizeof a->cs0) && !memcmp(a->h, b->h, sizeof a->h) &&
-         !strcmp(a->mode, b->mode) && !strcmp(a->out, b->out);
+         !memcmp(&a->cs0, &b->cs0, sizeof a->cs0) && !memcmp(&a->mu0, &b->mu0, sizeof a->mu0) &&
+         !memcmp(a->h, b->h, sizeof a->h) && !strcmp(a->mode, b->mode) && !strcmp(a->out, b->out);
 }
 
 /* The invariants, after one parse of cfg that returned rc. */

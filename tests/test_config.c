@@ -24,70 +24,12 @@ static int failures = 0;
     }                                                                                              \
   } while (0)
 
-/* struct vars v and defaults(): config_fixture.h */
+/* struct vars v, defaults() and fixture_opts: config_fixture.h */
 
 static tess_config_t make(void) {
-  const tess_opt t[] = {
-      {.key = "run.steps",
-       .type = TESS_OPT_INT,
-       .ptr = &v.steps,
-       .flag = "steps",
-       .help = "time steps",
-       .min = 0,
-       .max = HUGE_VAL},
-      {.key = "run.seed", .type = TESS_OPT_LONG, .ptr = &v.seed, .help = "random seed"},
-      {.key = "grid.nx",
-       .type = TESS_OPT_INT,
-       .ptr = &v.nx,
-       .flag = "nx",
-       .help = "cells in x",
-       .min = 1,
-       .max = 1000000},
-      {.key = "grid.n",
-       .type = TESS_OPT_INTS3,
-       .ptr = v.n,
-       .flag = "grid",
-       .help = "cells",
-       .min = 1,
-       .max = 4096},
-      {.key = "grid.h",
-       .type = TESS_OPT_DOUBLES3,
-       .ptr = v.h,
-       .help = "spacing",
-       .min = 0,
-       .max = HUGE_VAL,
-       .open = TESS_OPT_OPEN_MIN},
-      {.key = "physics.nu", .type = TESS_OPT_DOUBLE, .ptr = &v.nu, .help = "viscosity"},
-      {.key = "physics.cs0",
-       .type = TESS_OPT_DOUBLE,
-       .ptr = &v.cs0,
-       .flag = "cs0",
-       .help = "sound speed",
-       .min = 0,
-       .max = HUGE_VAL,
-       .open = TESS_OPT_OPEN_MIN},
-      {.key = "runtime.mode",
-       .type = TESS_OPT_STRING,
-       .ptr = v.mode,
-       .size = sizeof v.mode,
-       .flag = "mode",
-       .help = "schedule",
-       .choices = "overlap|bulk"},
-      {.key = "io.out",
-       .type = TESS_OPT_STRING,
-       .ptr = v.out,
-       .size = sizeof v.out,
-       .flag = "out",
-       .help = "output directory"},
-      {.key = "io.check",
-       .type = TESS_OPT_BOOL,
-       .ptr = &v.check,
-       .flag = "check",
-       .help = "check the result"},
-  };
   tess_config_t cfg = NULL;
   CHECK(tess_config_create("test", &cfg) == TESS_OK);
-  CHECK(tess_config_add(cfg, t, sizeof t / sizeof *t) == TESS_OK);
+  CHECK(tess_config_add(cfg, fixture_opts, sizeof fixture_opts / sizeof *fixture_opts) == TESS_OK);
   tess_config_set_output(cfg, NULL);
   return cfg;
 }
