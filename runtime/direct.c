@@ -43,7 +43,7 @@ static struct {
   int dev; /* CUDA device made current in the thread (-1: none) */
   int n, cap;
   MPI_Request *req;
-  struct xfer_arg_s **task; /* the message each request belongs to */
+  struct xfer_arg_s **msg; /* the message each request belongs to */
 } pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 /* A CUDA-aware MPI calls the CUDA driver API on device buffers (IPC handles, events), which
@@ -90,14 +90,14 @@ static void *progress_loop(void *unused) {
     }
     if (ndone == MPI_UNDEFINED) ndone = 0;
     for (int i = 0; i < ndone; i++) {
-      finished[i] = pe.task[done[i]];
-      pe.task[done[i]] = NULL;
+      finished[i] = pe.msg[done[i]];
+      pe.msg[done[i]] = NULL;
     }
     int k = 0; /* keep the others, in order */
     for (int i = 0; i < pe.n; i++)
-      if (pe.task[i]) {
+      if (pe.msg[i]) {
         pe.req[k] = pe.req[i];
-        pe.task[k++] = pe.task[i];
+        pe.msg[k++] = pe.msg[i];
       }
     pe.n = k;
     pthread_mutex_unlock(&pe.lock);
@@ -117,7 +117,7 @@ static void *progress_loop(void *unused) {
   return NULL;
 }
 
-static void progress_add(MPI_Request req, struct xfer_arg_s *task, int dev) {
+static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
   pthread_mutex_lock(&pe.lock);
   if (!pe.started) {
     pe.stop = 0;
@@ -131,17 +131,17 @@ static void progress_add(MPI_Request req, struct xfer_arg_s *task, int dev) {
   if (pe.n == pe.cap) {
     const int cap = pe.cap ? 2 * pe.cap : 256;
     MPI_Request *r = realloc(pe.req, (size_t)cap * sizeof *r);
-    struct xfer_arg_s **t = r ? realloc(pe.task, (size_t)cap * sizeof *t) : NULL;
+    struct xfer_arg_s **t = r ? realloc(pe.msg, (size_t)cap * sizeof *t) : NULL;
     if (r) pe.req = r;
     if (!t) {
       fprintf(stderr, "tessera: out of memory for halo requests\n");
       tess_abort(1);
     }
-    pe.task = t;
+    pe.msg = t;
     pe.cap = cap;
   }
   pe.req[pe.n] = req;
-  pe.task[pe.n++] = task;
+  pe.msg[pe.n++] = msg;
   pthread_cond_signal(&pe.cond);
   pthread_mutex_unlock(&pe.lock);
 }
@@ -154,9 +154,9 @@ void tess_direct_shutdown(void) {
   pthread_mutex_unlock(&pe.lock);
   if (started) pthread_join(pe.thread, NULL);
   free(pe.req);
-  free(pe.task);
+  free(pe.msg);
   pe.req = NULL;
-  pe.task = NULL;
+  pe.msg = NULL;
   pe.n = pe.cap = pe.started = 0;
 }
 
