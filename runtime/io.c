@@ -1,7 +1,7 @@
 /* io.c — the synchronisation points users ask for: fill initial data, gather a component to
  * rank 0, global statistics, the finite check. All of them visit the owned pieces of every
- * local tile (or the one handle of a solo tile) with starpu_data_acquire_on_node: a CPU tile's
- * piece in place, a GPU tile's piece on its GPU through host slabs (visit_staged). snapshot.c
+ * local tile, after acquiring the tile's dependency tokens: a CPU tile's cells in place, a GPU
+ * tile's through host slabs (visit_staged). snapshot.c
  * and checkpoint.c use the same visit (tess_for_each_owned_view).
  */
 #include <float.h>
@@ -22,39 +22,14 @@ static inline size_t view_at(const piece_view *v, int c, int x, int y, int z) {
          v->ldz * (size_t)(z - v->box.lo[2]);
 }
 
-/* The box of piece p, or for p = -1 (the whole handle of a solo tile) its owned cells. */
-static void owned_box(const tess_sim_t sim, int p, tess_box *b) {
-  if (p >= 0) {
-    tess_piece_box(sim->tn, sim->ghost, p, b);
-    return;
-  }
+/* The owned box of a tile, in padded coordinates. */
+static void owned_box(const tess_sim_t sim, tess_box *b) {
   for (int i = 0; i < 3; i++) {
     b->lo[i] = sim->ghost[i];
     b->hi[i] = sim->ghost[i] + sim->tn[i];
   }
 }
 
-/* Every owned piece's handle of `field` on every local tile, in a fixed order; piece -1 is
- * the whole handle of a solo tile (its owned box: owned_box). */
-typedef tess_err (*handle_fn)(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
-                              int nc, void *ctx);
-
-static tess_err for_each_owned_handle(tess_sim_t sim, int field, handle_fn fn, void *ctx) {
-  TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
-  TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
-  const tess_field *f = &sim->field[field];
-  for (int l = 0; l < sim->ntiles; l++) {
-    const tess_storage *st = &sim->tile[l].slot[f->slot];
-    if (st->whole) TESS_CALL(fn(sim, &sim->tile[l], -1, st->whole, f->nc, ctx));
-    for (int p = 0; p < TESS_NPIECES; p++) {
-      starpu_data_handle_t h = sim->tile[l].slot[f->slot].piece[p];
-      if (h && tess_piece_owned(p)) TESS_CALL(fn(sim, &sim->tile[l], p, h, f->nc, ctx));
-    }
-  }
-  return TESS_OK;
-}
-
-/* ...and a host view of each, acquired on main RAM in `mode` for the time of fn. */
 typedef void (*piece_fn)(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *ctx);
 
 typedef struct {
@@ -64,22 +39,18 @@ typedef struct {
 } acquire_ctx;
 
 #ifdef STARPU_USE_CUDA
-/* A GPU tile's piece, visited on its home node through host slabs of at most 256 MB: planes
- * copied down (R) with cudaMemcpy2D, handed to fn, copied back up (W). StarPU never makes a
- * main-RAM replica, which for a whole 512^3 MHD tile (8.9 GB) would mean a pinned allocation
- * of that size (seen to stall StarPU 1.3 for minutes) and a second copy of the state. A W-only
- * visit skips the download: its callers (fill, restart) write every cell of the view. */
-static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, int piece, starpu_data_handle_t h,
-                             int nc, const acquire_ctx *a) {
-  TESS_STARPU_CALL(starpu_data_acquire_on_node(h, (int)t->node, a->mode));
-  const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, t->node);
+/* A GPU tile's owned cells, visited through host slabs of at most 256 MB: planes copied down
+ * (R) with cudaMemcpy2D, handed to fn, copied back up (W). Never a host copy of the whole tile,
+ * which for a 512^3 MHD tile (8.9 GB) would mean a pinned allocation of that size and a second
+ * copy of the state. A W-only visit skips the download: its callers (fill, restart) write
+ * every cell of the view. */
+static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, const tess_storage *st, int nc,
+                             const acquire_ctx *a) {
   tess_box box;
-  owned_box(sim, piece, &box);
-  const size_t es = sim->esize;
-  char *dev = (char *)b->ptr;
-  if (piece < 0) /* the whole tile's handle starts at the padded origin */
-    dev += es * ((size_t)box.lo[0] + b->ldy * (size_t)box.lo[1] * (size_t)nc +
-                 b->ldz * (size_t)box.lo[2]);
+  owned_box(sim, &box);
+  const size_t es = sim->esize, ldy = (size_t)sim->dim[0], ldz = ldy * sim->dim[1] * (size_t)nc;
+  char *dev = (char *)st->base +
+              es * TESS_IDX(sim->dim[0], sim->dim[1], nc, 0, box.lo[0], box.lo[1], box.lo[2]);
   const size_t bx = (size_t)(box.hi[0] - box.lo[0]), rows = (size_t)(box.hi[1] - box.lo[1]) * nc;
   const size_t plane = bx * rows, nz = (size_t)(box.hi[2] - box.lo[2]);
   size_t slab = plane ? ((size_t)1 << 28) / (plane * es) : 1;
@@ -88,51 +59,64 @@ static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, int piece, star
   tess_err err =
       buf ? TESS_OK
           : TESS_ERROR(TESS_ERR_MEM, "cannot allocate %zu bytes of staging", plane * slab * es);
+  int old = -1;
+  cudaGetDevice(&old);
+  cudaSetDevice(starpu_memory_node_get_devid(t->node));
   for (size_t z0 = 0; !err && z0 < nz; z0 += slab) {
     const size_t n = nz - z0 < slab ? nz - z0 : slab;
     for (size_t k = 0; !err && (a->mode & STARPU_R) && k < n; k++)
-      if (cudaMemcpy2D(buf + k * plane * es, bx * es, dev + b->ldz * (z0 + k) * es, b->ldy * es,
-                       bx * es, rows, cudaMemcpyDefault) != cudaSuccess)
+      if (cudaMemcpy2D(buf + k * plane * es, bx * es, dev + ldz * (z0 + k) * es, ldy * es, bx * es,
+                       rows, cudaMemcpyDefault) != cudaSuccess)
         err = TESS_ERROR(TESS_ERR_CUDA, "copying tile %d to the host failed", t->id);
     piece_view v = {buf, sim->prec, bx, plane, nc, box};
     v.box.lo[2] = box.lo[2] + (int)z0;
     v.box.hi[2] = v.box.lo[2] + (int)n;
     if (!err) a->fn(sim, t, &v, a->ctx);
     for (size_t k = 0; !err && (a->mode & STARPU_W) && k < n; k++)
-      if (cudaMemcpy2D(dev + b->ldz * (z0 + k) * es, b->ldy * es, buf + k * plane * es, bx * es,
-                       bx * es, rows, cudaMemcpyDefault) != cudaSuccess)
+      if (cudaMemcpy2D(dev + ldz * (z0 + k) * es, ldy * es, buf + k * plane * es, bx * es, bx * es,
+                       rows, cudaMemcpyDefault) != cudaSuccess)
         err = TESS_ERROR(TESS_ERR_CUDA, "copying to tile %d on its GPU failed", t->id);
   }
+  if (old >= 0) cudaSetDevice(old);
   free(buf);
-  starpu_data_release_on_node(h, (int)t->node);
   return err;
 }
 #endif
 
-static tess_err visit_acquired(tess_sim_t sim, const tess_tile *t, int piece,
-                               starpu_data_handle_t h, int nc, void *arg) {
-  const acquire_ctx *a = arg;
-#ifdef STARPU_USE_CUDA
-  if (t->node != STARPU_MAIN_RAM) return visit_staged(sim, t, piece, h, nc, a);
-#endif
-  /* On main RAM explicitly: plain starpu_data_acquire() would acquire on the home node. */
-  TESS_STARPU_CALL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, a->mode));
-  const struct starpu_block_interface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
-  piece_view v = {(void *)b->ptr, sim->prec, b->ldy, b->ldz, nc, {{0}, {0}}};
-  owned_box(sim, piece, &v.box);
-  if (piece < 0) /* the whole tile's view starts at the padded origin */
-    v.ptr = (char *)v.ptr +
-            sim->esize * ((size_t)v.box.lo[0] + v.ldy * (size_t)v.box.lo[1] * (size_t)nc +
-                          v.ldz * (size_t)v.box.lo[2]);
-  a->fn(sim, t, &v, a->ctx);
-  starpu_data_release_on_node(h, STARPU_MAIN_RAM);
-  return TESS_OK;
-}
-
+/* Every local tile's owned cells of `field`, in a fixed order: the tile's class tokens are
+ * acquired in `mode` (waiting for the tasks that use them), then fn sees the cells through the
+ * tile's base pointer, in place on a CPU tile, through host slabs on a GPU tile. */
 static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
                                      piece_fn fn, void *ctx) {
-  acquire_ctx a = {mode, fn, ctx};
-  return for_each_owned_handle(sim, field, visit_acquired, &a);
+  TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
+  TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
+  const tess_field *f = &sim->field[field];
+  const acquire_ctx a = {mode, fn, ctx};
+  for (int l = 0; l < sim->ntiles; l++) {
+    const tess_tile *t = &sim->tile[l];
+    const tess_storage *st = &t->slot[f->slot];
+    for (int c = 0; c < t->plan->nclass; c++)
+      TESS_STARPU_CALL(starpu_data_acquire_on_node(st->own[c], (int)t->node, mode));
+    tess_err err = TESS_OK;
+#ifdef STARPU_USE_CUDA
+    if (t->node != STARPU_MAIN_RAM)
+      err = visit_staged(sim, t, st, f->nc, &a);
+    else
+#endif
+    {
+      piece_view v = {
+          NULL,  sim->prec, (size_t)sim->dim[0], (size_t)sim->dim[0] * sim->dim[1] * (size_t)f->nc,
+          f->nc, {{0}, {0}}};
+      owned_box(sim, &v.box);
+      v.ptr = (char *)st->base + sim->esize * TESS_IDX(sim->dim[0], sim->dim[1], f->nc, 0,
+                                                       v.box.lo[0], v.box.lo[1], v.box.lo[2]);
+      a.fn(sim, t, &v, a.ctx);
+    }
+    for (int c = 0; c < t->plan->nclass; c++)
+      starpu_data_release_on_node(st->own[c], (int)t->node);
+    TESS_CALL(err);
+  }
+  return TESS_OK;
 }
 
 tess_err tess_for_each_owned_view(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
@@ -169,8 +153,8 @@ static void *fill_thread(void *arg) {
   return NULL;
 }
 
-/* A 512^3 MHD state is 1.07 G values, most of them in one piece (or the one handle of a solo
- * tile): minutes on one thread, so big views are filled by one thread per core, in z slabs. */
+/* A 512^3 MHD state is 1.07 G values, most of them in one tile: minutes on one thread, so big views
+ * are filled by one thread per core, in z slabs. */
 static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_view *v, void *arg) {
   fill_ctx c = *(fill_ctx *)arg;
   for (int i = 0; i < 3; i++)
@@ -198,8 +182,6 @@ static void fill_piece(const tess_sim_t sim, const tess_tile *t, const piece_vie
     pthread_join(th[i], NULL);
 }
 
-/* The pieces are acquired on main RAM for writing (nothing is fetched); a GPU tile's first
- * task then brings them home. */
 tess_err tess_sim_fill(tess_sim_t sim, int field, tess_init_fn fn, void *ctx) {
   fill_ctx c = {fn, ctx, {0, 0, 0}};
   const double t0 = tess_now();

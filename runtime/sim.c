@@ -311,23 +311,10 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   }
   TESS_CHECK(st->base, TESS_ERR_MEM,
              "cannot allocate %zu bytes for field slot %d on memory node %u", bytes, slot, t->node);
-  const int X = sim->dim[0], Y = sim->dim[1];
-  if (t->solo) { /* one handle for the whole padded tile: [Z][Y][nc][X] as an X x Y*nc x Z block */
-    starpu_block_data_register(&st->whole, (int)t->node, (uintptr_t)st->base, (uint32_t)X,
-                               (uint32_t)(X * nc * Y), (uint32_t)X, (uint32_t)(Y * nc),
-                               (uint32_t)sim->dim[2], sim->esize);
-    return TESS_OK;
-  }
-  for (int p = 0; p < TESS_NPIECES; p++) {
-    tess_box b;
-    tess_piece_box(sim->tn, sim->ghost, p, &b);
-    if (tess_box_empty(&b)) continue;
-    const size_t off = TESS_IDX(X, Y, nc, 0, b.lo[0], b.lo[1], b.lo[2]);
-    starpu_block_data_register(
-        &st->piece[p], (int)t->node, (uintptr_t)((char *)st->base + off * sim->esize), (uint32_t)X,
-        (uint32_t)(X * nc * Y), (uint32_t)(b.hi[0] - b.lo[0]), (uint32_t)((b.hi[1] - b.lo[1]) * nc),
-        (uint32_t)(b.hi[2] - b.lo[2]), sim->esize);
-  }
+  for (int c = 0; c < t->plan->nclass; c++)
+    starpu_void_data_register(&st->own[c]);
+  for (int l = 0; l < t->plan->nin; l++)
+    starpu_void_data_register(&st->halo[l]);
   return TESS_OK;
 }
 
@@ -369,20 +356,6 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                "device 'cpu' or precision 'double')",
                k->name);
   }
-  /* A GPU tile that is its own neighbour in every direction (one rank, one tile) has no other
-   * device to wait for: segments would only multiply launches and task overhead, so it runs
-   * each stage as one whole-tile task that first refills its halos. CPU tiles keep their segments:
-   * they are what spreads one tile over several cores. TESS_SOLO=0 never, 1 also on CPUs
-   * (tests: the solo path checked against the segmented one without a GPU). */
-  const char *solo_env = getenv("TESS_SOLO");
-  const int alone = sim->G[0] * sim->G[1] * sim->G[2] == 1;
-  const int solo = alone && (solo_env ? !strcmp(solo_env, "1") : sim->tile[0].cuda);
-  for (int l = 0; l < sim->ntiles; l++) {
-    sim->tile[l].solo = solo;
-    for (int f = 0; f < sim->nfields; f++)
-      TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
-  }
-
   for (int i = 0; i < sim->nops; i++) {
     tess_op *op = sim->op[i];
     if (op->kind != TESS_OP_STAGE) continue;
@@ -394,6 +367,10 @@ tess_err tess_sim_setup(tess_sim_t sim) {
     }
     TESS_CALL(tess_op_init_codelet(sim, op, i));
   }
+  TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
+  for (int l = 0; l < sim->ntiles; l++)
+    for (int f = 0; f < sim->nfields; f++)
+      TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
   sim->t0 = tess_now();
   sim->is_setup = 1;
   tess_log(TESS_LOG_INFO,
@@ -402,6 +379,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
            sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1], sim->P[2], sim->ntiles, sim->T[0],
            sim->T[1], sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], radius,
            tess_mode_name(sim->mode), tess_precision_name(sim->prec));
+  tess_plan_describe(sim);
   return TESS_OK;
 }
 
@@ -420,7 +398,7 @@ void tess_sim_describe(tess_sim_t sim) {
          tess_decomp_is_pow2(sim->P) ? " (Morton order)" : "", sim->ntiles, sim->T[0], sim->T[1],
          sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->tile[0].cuda ? "CUDA" : "CPU",
          sim->ghost[0], tess_mode_name(sim->mode), tess_precision_name(sim->prec),
-         sim->tile[0].solo ? " (solo tile: whole-tile tasks, nothing to overlap)" : "");
+         sim->tile[0].plan->nclass == 1 ? " (one task per tile and stage)" : "");
 }
 
 double tess_sim_time(tess_sim_t sim) { return sim->time; }
@@ -436,15 +414,15 @@ void tess_sim_destroy(tess_sim_t *psim) {
     starpu_task_wait_for_all();
     starpu_mpi_wait_for_all(sim->comm);
   }
-  tess_halo_release(sim);
   tess_direct_release(sim);
   for (int l = 0; sim->tile && l < sim->ntiles; l++) {
     tess_tile *t = &sim->tile[l];
     for (int f = 0; f < sim->nfields; f++) {
       tess_storage *st = &t->slot[f];
-      for (int p = 0; p < TESS_NPIECES; p++)
-        if (st->piece[p]) starpu_data_unregister(st->piece[p]);
-      if (st->whole) starpu_data_unregister(st->whole);
+      for (int c = 0; c < TESS_NDIRS; c++)
+        if (st->own[c]) starpu_data_unregister(st->own[c]);
+      for (int c = 0; c < TESS_MAX_LINKS; c++)
+        if (st->halo[c]) starpu_data_unregister(st->halo[c]);
       if (!st->base) continue;
       if (t->node == STARPU_MAIN_RAM)
         starpu_free(st->base);
@@ -454,6 +432,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
     }
     free(t->workers);
   }
+  tess_plan_release(sim);
   free(sim->tile);
   for (int i = 0; i < sim->nops; i++) {
     if (sim->op[i]->kind == TESS_OP_STAGE) free((void *)sim->op[i]->stage.params);

@@ -17,11 +17,11 @@
 #include <pthread.h>
 #include <starpu.h>
 
+#include "plan.h"
 #include "segments.h"
 #include "tessera.h"
 
 #define TESS_MAX_FIELDS 16
-#define TESS_MAX_OPS    64
 #define TESS_NAME_LEN   32
 
 typedef struct {
@@ -29,7 +29,6 @@ typedef struct {
   int nc;
   int slot;            /* storage slot currently behind this field (swaps change it) */
   uint32_t halo_valid; /* halo directions holding current data */
-  uint32_t wrap_due;   /* solo tile: halo directions the next stage task refills first */
 } tess_field;
 
 typedef enum { TESS_OP_STAGE, TESS_OP_SWAP } tess_op_kind;
@@ -41,15 +40,16 @@ typedef struct {
   /* derived at setup: pieces read per compute piece, halo directions needed */
   tess_pieceset reads[TESS_NPIECES];
   uint32_t halo_dirs;
+  uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
   struct starpu_codelet cl[2]; /* inner, outer: the same kernel, told apart in traces */
 } tess_op;
 
 typedef struct {
-  void *base;                               /* on the tile's memory node; sim->esize each */
-  starpu_data_handle_t whole;               /* solo tiles: the one handle of the tile */
-  starpu_data_handle_t piece[TESS_NPIECES]; /* NULL for empty pieces (all NULL when solo) */
-  starpu_data_handle_t sendbuf[TESS_NDIRS]; /* created on first use */
-  starpu_data_handle_t recvbuf[TESS_NDIRS];
+  void *base; /* on the tile's memory node; sim->esize each */
+  /* dependency tokens (void handles, plan.h): the owned cells of each class, and the halo
+   * cells each incoming link fills */
+  starpu_data_handle_t own[TESS_NDIRS];
+  starpu_data_handle_t halo[TESS_MAX_LINKS];
 } tess_storage;
 
 typedef struct {
@@ -58,7 +58,7 @@ typedef struct {
   long origin[3];    /* global index of the first owned cell */
   unsigned node;     /* StarPU memory node of the storage */
   int cuda;          /* 1: runs on a GPU */
-  int solo;          /* its own neighbour in every direction, on a GPU: whole-tile tasks */
+  tess_plan *plan;   /* links, classes, reads (plan.h) */
   uint32_t *workers; /* bitmap of the workers allowed to run this tile's tasks */
   unsigned workers_len;
   tess_storage slot[TESS_MAX_FIELDS];
@@ -160,12 +160,14 @@ typedef struct {
   const tess_tile *tile; /* restricts the task to the tile's workers; NULL: any worker */
   tess_task_kind kind;
   int log_tile, dir, stage;
+  uint32_t dirs;
 } tess_task_spec;
 tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
 void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
                         enum starpu_data_access_mode m);
-void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st,
-                               const tess_pieceset *set, enum starpu_data_access_mode m);
+/* Adds the class tokens in `classes` of storage st. */
+void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32_t classes,
+                            enum starpu_data_access_mode m);
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
 void tess_task_models_free(void); /* after starpu_shutdown */
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
@@ -187,13 +189,14 @@ tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_hand
 void tess_direct_release(tess_sim_t sim);
 void tess_direct_shutdown(void); /* tess_finalize: stops the progress thread */
 
-/* halo.c */
-struct tess_wrap_args_s; /* codelets/pack.h */
-tess_err tess_halo_exchange(tess_sim_t sim, int field, uint32_t dirs, int stage);
-/* The box copies that fill halo directions `dirs` of a solo tile from its own cells. */
-void tess_halo_wrap_args(const tess_sim_t sim, const tess_tile *x, int slot, int nc, uint32_t dirs,
-                         struct tess_wrap_args_s *a);
-void tess_halo_release(tess_sim_t sim);
+struct tess_moves_s; /* codelets/pack.h */
+/* halo.c: the exchange of the stale inputs of stage op (op->in_stale): packs, transfers and
+ * unpacks of buffered links, and the local fill task of tiles of several classes. A tile of
+ * one class does its local copies in its compute task: tess_halo_local adds them (moves, and
+ * the tokens they read and write) to that task; *moves may be NULL to count them. */
+tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op);
+int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
+                    struct tess_moves_s *moves, tess_task_spec *spec);
 
 /* Priorities: data leaving the tile first (the critical path), then the outer segments that
  * wait on it, then the inner bulk (Astaroth's stream priorities). */

@@ -1,5 +1,5 @@
 /* step.c — executing the step program: for each stage, exchange the stale halos it reads,
- * then submit its inner and outer segments; swaps only relabel storage.
+ * then submit its classes; swaps only relabel storage.
  *
  * Overlapped mode submits all `nsteps` steps without waiting: StarPU's data dependencies
  * alone order the tasks, so step k+1's packs start as soon as the segments they read are
@@ -11,15 +11,15 @@
 #include "error.h"
 #include "sim.h"
 
-static tess_err run_stage(tess_sim_t sim, int index, const tess_op *op) {
+static tess_err run_stage(tess_sim_t sim, int index, tess_op *op) {
   const tess_stage *st = &op->stage;
+  op->in_stale = 0;
   for (int k = 0; k < st->nin; k++) {
     tess_field *f = &sim->field[st->in[k]];
-    const uint32_t stale = op->halo_dirs & ~f->halo_valid;
-    if (!stale) continue;
-    TESS_CALL(tess_halo_exchange(sim, st->in[k], stale, index));
-    f->halo_valid |= stale;
+    if (op->halo_dirs & ~f->halo_valid) op->in_stale |= 1u << k;
+    f->halo_valid |= op->halo_dirs;
   }
+  TESS_CALL(tess_halo_exchange(sim, index, op));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_CALL(tess_submit_compute(sim, index, op));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
@@ -47,7 +47,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   pthread_mutex_unlock(&sim->log_lock);
   for (int s = 0; s < nsteps; s++) {
     for (int i = 0; i < sim->nops; i++) {
-      const tess_op *op = sim->op[i];
+      tess_op *op = sim->op[i];
       if (op->kind == TESS_OP_STAGE)
         TESS_CALL(run_stage(sim, i, op));
       else
@@ -76,6 +76,7 @@ const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count) {
 }
 
 tess_err tess_sim_debug_delay(tess_sim_t sim, int tile, int dir, double seconds) {
+  TESS_CHECK(!sim->is_setup, TESS_ERR_STATE, "tess_sim_debug_delay must be called before setup");
   TESS_CHECK(dir >= 0 && dir < TESS_NDIRS && dir != TESS_DIR_CENTER, TESS_ERR_ARG,
              "delay direction %d is invalid (allowed: 0..26 except 13)", dir);
   TESS_CHECK(seconds >= 0, TESS_ERR_ARG, "delay %g s is invalid (allowed: >= 0)", seconds);

@@ -1,11 +1,11 @@
-/* tasks.c — turning specs into StarPU tasks: the codelet of each stage, submission with the
- * tile's worker restriction and priority, the completion log, and the debug delay gate.
+/* tasks.c — turning specs into StarPU tasks: the codelet of each stage, one task per class of
+ * each tile (plan.h), submission with the tile's worker restriction and priority, the
+ * completion log, and the debug delay gate.
  *
- * A stage's codelet has a variable number of buffers: the pieces it reads (R) and writes
- * (W/RW). The buffers carry the dependencies; the kernel addresses the tile through the base
- * pointers in its tess_region, which are valid because a tile's tasks only run on workers of
- * the memory node where its pieces live (their home node), so StarPU never moves them.
- * stage_check() verifies that promise on every call.
+ * A stage task's buffers are dependency tokens only (void handles): the class tokens it reads
+ * (R) and writes (W/RW), the halo tokens of the links it reads. The kernel addresses the tile
+ * through the base pointers in its tess_region, which are valid because a tile's tasks only run
+ * on workers of the memory node its storage lives on; stage_prepare() checks that on every call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,43 +21,64 @@ double tess_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The cl_arg of a stage task: this struct, the halo wraps of a solo tile, then the stage's
- * parameter block. */
+/* The cl_arg of a stage task: this struct, the stage's parameter block, then (a tile of one
+ * class) the moves of its local halo copies, which run before the kernel on the same stream. */
 typedef struct {
   tess_region r;
   const tess_kernel *kernel;
-  uintptr_t expect0; /* where buffer 0 must point on the executing node */
-  int nwrap;         /* solo tile: tess_wrap_args that follow, run before the kernel */
+  unsigned node; /* the memory node the tile lives on */
+  int nbox;      /* the class's boxes, one kernel call each */
+  tess_box box[TESS_NDIRS];
+  size_t moves_at; /* offset of the tess_moves in the cl_arg, 0: none */
 } stage_arg;
 
-static tess_wrap_args *stage_wraps(stage_arg *a) { return (tess_wrap_args *)(a + 1); }
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-static const tess_region *stage_region(void *buffers[], void *cl_arg) {
+/* cl_arg may have been copied: point into it again. Checks the promise that makes base
+ * pointers valid: the task runs on a worker of the tile's memory node. */
+static stage_arg *stage_prepare(void *cl_arg, const tess_moves **moves) {
   stage_arg *a = cl_arg;
-  a->r.params = stage_wraps(a) + a->nwrap; /* the copies follow the struct (cl_arg may move) */
-  if (STARPU_BLOCK_GET_PTR(buffers[0]) != a->expect0) {
+  a->r.params = a + 1;
+  *moves = a->moves_at ? (const tess_moves *)((char *)a + a->moves_at) : NULL;
+  const int w = starpu_worker_get_id();
+  if (w < 0 || starpu_worker_get_memory_node((unsigned)w) != a->node) {
     fprintf(stderr, "tessera: kernel '%s' runs on a memory node that does not hold its tile\n",
             a->kernel->name);
     abort();
   }
-  return &a->r;
+  return a;
 }
 
 static void stage_cpu(void *buffers[], void *cl_arg) {
-  const tess_region *r = stage_region(buffers, cl_arg);
-  const tess_kernel *k = ((stage_arg *)cl_arg)->kernel;
-  for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
-    tess_wrap_cpu(&stage_wraps(cl_arg)[i]);
-  (r->prec == TESS_FP32 ? k->cpu_f32 : k->cpu)(r);
+  (void)buffers;
+  const tess_moves *moves;
+  stage_arg *a = stage_prepare(cl_arg, &moves);
+  if (moves) tess_moves_cpu(moves, NULL);
+  const tess_cpu_fn fn = a->r.prec == TESS_FP32 ? a->kernel->cpu_f32 : a->kernel->cpu;
+  for (int b = 0; b < a->nbox; b++) {
+    for (int i = 0; i < 3; i++) {
+      a->r.lo[i] = a->box[b].lo[i];
+      a->r.hi[i] = a->box[b].hi[i];
+    }
+    fn(&a->r);
+  }
 }
 
 #ifdef STARPU_USE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
-  const tess_region *r = stage_region(buffers, cl_arg);
-  const tess_kernel *k = ((stage_arg *)cl_arg)->kernel;
-  for (int i = 0; i < ((stage_arg *)cl_arg)->nwrap; i++)
-    tess_wrap_cuda(&stage_wraps(cl_arg)[i], starpu_cuda_get_local_stream());
-  (r->prec == TESS_FP32 ? k->cuda_f32 : k->cuda)(r, starpu_cuda_get_local_stream());
+  (void)buffers;
+  const tess_moves *moves;
+  stage_arg *a = stage_prepare(cl_arg, &moves);
+  cudaStream_t s = starpu_cuda_get_local_stream();
+  if (moves) tess_moves_cuda(moves, NULL, s);
+  const tess_cuda_fn fn = a->r.prec == TESS_FP32 ? a->kernel->cuda_f32 : a->kernel->cuda;
+  for (int b = 0; b < a->nbox; b++) {
+    for (int i = 0; i < 3; i++) {
+      a->r.lo[i] = a->box[b].lo[i];
+      a->r.hi[i] = a->box[b].hi[i];
+    }
+    fn(&a->r, s);
+  }
 }
 #endif
 
@@ -127,8 +148,15 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
   return TESS_OK;
 }
 
+/* A handle already in the task gets the union of both modes: StarPU then orders the task once
+ * against that handle's other users. */
 void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
                         enum starpu_data_access_mode m) {
+  for (int i = 0; i < spec->nbuf; i++)
+    if (spec->handle[i] == h) {
+      spec->mode[i] |= m;
+      return;
+    }
   if (spec->nbuf >= STARPU_NMAXBUFS) {
     fprintf(stderr, "tessera: a task needs more than STARPU_NMAXBUFS = %d buffers\n",
             STARPU_NMAXBUFS);
@@ -138,10 +166,10 @@ void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
   spec->mode[spec->nbuf++] = m;
 }
 
-void tess_task_spec_add_pieces(tess_task_spec *spec, const tess_storage *st,
-                               const tess_pieceset *set, enum starpu_data_access_mode m) {
-  for (int p = 0; p < TESS_NPIECES; p++)
-    if (tess_pieceset_has(set, p) && st->piece[p]) tess_task_spec_add(spec, st->piece[p], m);
+void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32_t classes,
+                            enum starpu_data_access_mode m) {
+  for (int c = 0; c < TESS_NDIRS; c++)
+    if ((classes >> c) & 1) tess_task_spec_add(spec, st->own[c], m);
 }
 
 /* ---- completion log and delay gate -------------------------------------------------------- */
@@ -226,7 +254,8 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
     log_arg *a = malloc(sizeof *a);
     TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a log record");
     a->sim = sim;
-    a->rec = (tess_task_record){spec->kind, spec->log_tile, spec->dir, spec->stage, sim->step, 0};
+    a->rec = (tess_task_record){spec->kind,  spec->log_tile, spec->dir, spec->dirs,
+                                spec->stage, sim->step,      0};
     t->callback_func = log_done;
     t->callback_arg = a;
     t->callback_arg_free = 1;
@@ -258,41 +287,47 @@ tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
   return TESS_OK;
 }
 
+/* One task per class of each tile: the class's boxes of the stage's outputs, reading the class
+ * tokens and halo tokens its footprint reaches (plan.h). */
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
   const tess_stage *st = &op->stage;
   for (int l = 0; l < sim->ntiles; l++) {
-    const tess_tile *tile = &sim->tile[l];
-    /* p = -1: a solo tile's whole owned region in one task on its whole handles */
-    for (int p = tile->solo ? -1 : 0; p < (tile->solo ? 0 : TESS_NPIECES); p++) {
-      int a[3] = {2, 2, 2};
-      if (p >= 0) {
-        tess_piece_coord(p, a);
-        if (!tess_piece_owned(p)) continue;
-        const tess_storage *out0 = &tile->slot[sim->field[st->out[0]].slot];
-        if (!out0->piece[p]) continue;
+    tess_tile *tile = &sim->tile[l];
+    const tess_plan *p = tile->plan;
+    for (int c = 0; c < p->nclass; c++) {
+      const tess_class *cls = &p->cls[c];
+      const int inner = cls->waits == 0;
+      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner],
+                             .tile = tile,
+                             .log_tile = tile->id,
+                             .dir = cls->rep,
+                             .dirs = cls->pieces,
+                             .stage = op_index,
+                             .kind = inner ? TESS_TASK_INNER : TESS_TASK_OUTER,
+                             .priority = inner ? TESS_PRIO_INNER : TESS_PRIO_OUTER};
+      /* a tile of one class copies its local halos first, in this task */
+      const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
+      tess_moves *moves = NULL;
+      if (nmoves) {
+        int nk = 0;
+        for (int k = 0; k < st->nin; k++)
+          nk += (op->in_stale >> k) & 1;
+        moves = tess_moves_new(nk * nmoves, (int)sim->esize);
+        TESS_CHECK(moves, TESS_ERR_MEM, "cannot allocate halo moves");
       }
-
-      /* a solo tile refills the halos its inputs need first, in this task (halo.c) */
-      int nwrap = 0;
-      for (int k = 0; k < st->nin && p < 0; k++)
-        nwrap += sim->field[st->in[k]].wrap_due != 0;
-      const size_t arg_size = sizeof(stage_arg) + nwrap * sizeof(tess_wrap_args) + st->params_size;
-      stage_arg *arg = malloc(arg_size);
+      const size_t head = round16(sizeof(stage_arg) + st->params_size);
+      const size_t arg_size = head + (moves ? tess_moves_bytes(moves) : 0);
+      stage_arg *arg = calloc(1, arg_size);
+      if (!arg) free(moves);
       TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a task argument");
-      memset(arg, 0, sizeof *arg);
-      arg->nwrap = nwrap;
+      arg->kernel = st->kernel;
+      arg->node = tile->node;
+      arg->nbox = cls->nbox;
+      for (int b = 0; b < cls->nbox; b++)
+        arg->box[b] = cls->box[b];
+      if (st->params_size) memcpy(arg + 1, st->params, st->params_size);
       tess_region *r = &arg->r;
-      tess_box b;
-      if (p >= 0)
-        tess_piece_box(sim->tn, sim->ghost, p, &b);
-      else
-        for (int i = 0; i < 3; i++) {
-          b.lo[i] = sim->ghost[i];
-          b.hi[i] = sim->ghost[i] + sim->tn[i];
-        }
       for (int i = 0; i < 3; i++) {
-        r->lo[i] = b.lo[i];
-        r->hi[i] = b.hi[i];
         r->dim[i] = sim->dim[i];
         r->ghost[i] = sim->ghost[i];
         r->origin[i] = tile->origin[i] - sim->ghost[i];
@@ -305,52 +340,31 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
       r->t = sim->time;
       r->dt = sim->dt;
       r->stage = op_index;
-      if (st->params_size) memcpy(stage_wraps(arg) + nwrap, st->params, st->params_size);
-      arg->kernel = st->kernel;
-
-      const int inner = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1) == TESS_DIR_CENTER;
-      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner],
-                             .arg = arg,
-                             .arg_size = arg_size,
-                             .tile = tile,
-                             .log_tile = tile->id,
-                             .dir = (a[0] - 1) + 3 * (a[1] - 1) + 9 * (a[2] - 1),
-                             .stage = op_index};
-      spec.kind = spec.dir == TESS_DIR_CENTER ? TESS_TASK_INNER : TESS_TASK_OUTER;
-      spec.priority = spec.dir == TESS_DIR_CENTER ? TESS_PRIO_INNER : TESS_PRIO_OUTER;
-      /* Buffer 0 is the first output piece: stage_check() compares its address. */
       for (int k = 0; k < st->nout; k++) {
         const tess_field *f = &sim->field[st->out[k]];
-        const tess_storage *s = &tile->slot[f->slot];
-        r->out[k] = s->base; /* or out_f: the same pointer, typed by r->prec */
+        r->out[k] = tile->slot[f->slot].base; /* or out_f: the same pointer, typed by r->prec */
         r->out_nc[k] = f->nc;
-        if (p < 0) /* RW: the whole handle also holds halos this task leaves alone */
-          tess_task_spec_add(&spec, s->whole, STARPU_RW);
-        else
-          tess_task_spec_add(&spec, s->piece[p], (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
+        tess_task_spec_add(&spec, tile->slot[f->slot].own[c],
+                           (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
       }
-      arg->expect0 = (uintptr_t)r->out[0];
-      if (p >= 0)
-        arg->expect0 += sim->esize * TESS_IDX(sim->dim[0], sim->dim[1], r->out_nc[0], 0, b.lo[0],
-                                              b.lo[1], b.lo[2]);
-      for (int k = 0, w = 0; k < st->nin; k++) {
-        tess_field *f = &sim->field[st->in[k]];
+      for (int k = 0; k < st->nin; k++) {
+        const tess_field *f = &sim->field[st->in[k]];
         const tess_storage *s = &tile->slot[f->slot];
         r->in[k] = s->base;
         r->in_nc[k] = f->nc;
-        int dup = 0; /* an input that is also an output is already in, RW */
-        for (int j = 0; j < st->nout && p < 0; j++)
-          dup |= st->out[j] == st->in[k];
-        const int wraps = p < 0 && f->wrap_due; /* its halos are written here: RW */
-        if (wraps) {
-          tess_halo_wrap_args(sim, tile, f->slot, f->nc, f->wrap_due, stage_wraps(arg) + w++);
-          f->wrap_due = 0;
-        }
-        if (p < 0 && !dup)
-          tess_task_spec_add(&spec, s->whole, wraps ? STARPU_RW : STARPU_R);
-        else if (p >= 0)
-          tess_task_spec_add_pieces(&spec, s, &op->reads[p], STARPU_R);
+        tess_task_spec_add_own(&spec, s, p->reads_cls[op_index][c], STARPU_R);
+        for (int j = 0; j < p->nin; j++)
+          if ((p->reads_in[op_index][c] >> j) & 1) tess_task_spec_add(&spec, s->halo[j], STARPU_R);
       }
+      if (moves) {
+        tess_halo_local(sim, op, tile, moves, &spec);
+        arg->moves_at = head;
+        memcpy((char *)arg + head, moves, tess_moves_bytes(moves));
+        free(moves);
+      }
+      spec.dirs = cls->pieces; /* the copies' directions are not the task's segments */
+      spec.arg = arg;
+      spec.arg_size = arg_size;
       TESS_CALL(tess_task_submit(sim, &spec));
     }
   }

@@ -61,7 +61,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
       OPT("checkpoint.restart", TESS_OPT_STRING, restart, "restart",
           "continue from this checkpoint file, or 'latest' in output.dir"),
       OPT("runtime.mode", TESS_OPT_STRING, mode, "mode",
-          "overlap (task graph) or bulk (bulk-synchronous baseline)", .choices = "overlap|bulk"),
+          "overlap (task graph), bulk (bulk-synchronous baseline) or buffered (task graph with "
+          "every neighbour through a pack/unpack buffer, even on one memory node)",
+          .choices = "overlap|bulk|buffered"),
       OPT("runtime.device", TESS_OPT_STRING, device, "device", "workers: cpu, cuda or auto",
           .choices = "cpu|cuda|auto"),
       OPT("runtime.precision", TESS_OPT_STRING, precision, "precision",

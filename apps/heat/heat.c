@@ -223,10 +223,10 @@ static int write_task_log(tess_sim_t sim, const char *prefix) {
   }
   size_t nrec = 0;
   const tess_task_record *rec = tess_sim_task_log(sim, &nrec);
-  fprintf(f, "kind,tile,dir,stage,step,t_end\n");
+  fprintf(f, "kind,tile,dir,dirs,stage,step,t_end\n");
   for (size_t i = 0; i < nrec; i++)
-    fprintf(f, "%s,%d,%d,%d,%ld,%.9f\n", tess_task_kind_name(rec[i].kind), rec[i].tile, rec[i].dir,
-            rec[i].stage, rec[i].step, rec[i].t_end);
+    fprintf(f, "%s,%d,%d,0x%07x,%d,%ld,%.9f\n", tess_task_kind_name(rec[i].kind), rec[i].tile,
+            rec[i].dir, rec[i].dirs, rec[i].stage, rec[i].step, rec[i].t_end);
   return fclose(f) ? -1 : 0;
 }
 
@@ -293,10 +293,10 @@ static int run(tess_app *app, heat_opts *o) {
                                              .params = &prm,
                                              .params_size = sizeof prm}));
   CALL(tess_sim_add_swap(sim, h.u, un));
-  CALL(tess_sim_setup(sim));
-  tess_sim_describe(sim);
   /* test hooks: they act on the steps tess_app_run submits */
   if (d.delay_tile >= 0) CALL(tess_sim_debug_delay(sim, d.delay_tile, d.delay_dir, d.delay_s));
+  CALL(tess_sim_setup(sim));
+  tess_sim_describe(sim);
   if (o->task_log[0]) CALL(tess_sim_set_task_log(sim, 1));
   if (!app->s.restart[0]) CALL(tess_sim_fill(sim, h.u, sine_init, o));
   if (h.root)

@@ -47,8 +47,9 @@ const char *tess_err_name(tess_err e);
 
 /* ---- finite sets, each with its printable names (X-macro lists) ----------------------------- */
 #define TESS_MODE_LIST(X)                                                                          \
-  X(TESS_MODE_OVERLAP, "overlap") /* per-segment dataflow (the default) */                         \
-  X(TESS_MODE_BULK, "bulk")       /* pack all, exchange all, wait, unpack all, compute all */
+  X(TESS_MODE_OVERLAP, "overlap")   /* per-segment dataflow (the default) */                       \
+  X(TESS_MODE_BULK, "bulk")         /* pack all, exchange all, wait, unpack all, compute all */    \
+  X(TESS_MODE_BUFFERED, "buffered") /* dataflow, every neighbour through a buffer: A/B, tests */
 typedef enum { TESS_MODE_LIST(TESS_X_ENUM) TESS_MODE_COUNT } tess_mode;
 
 #define TESS_DEVICE_LIST(X)                                                                        \
@@ -190,19 +191,24 @@ void tess_sim_describe(tess_sim_t sim);
   X(TESS_TASK_PACK, "pack")                                                                        \
   X(TESS_TASK_EXCHANGE, "exchange")                                                                \
   X(TESS_TASK_UNPACK, "unpack")                                                                    \
-  X(TESS_TASK_COPY, "copy") /* same-node halo: neighbour's owned box straight into the halo */     \
+  X(TESS_TASK_COPY, "copy") /* same-node halos: neighbours' owned boxes straight into the halo */  \
   X(TESS_TASK_INNER, "inner")                                                                      \
   X(TESS_TASK_OUTER, "outer")
 typedef enum { TESS_TASK_KIND_LIST(TESS_X_ENUM) TESS_TASK_KIND_COUNT } tess_task_kind;
 const char *tess_task_kind_name(tess_task_kind k);
 
-/* One completed task, recorded when the task log is on. dir is the segment or halo direction
- * as an index 0..26 (see tess_dir_index); t_end in seconds since setup. */
+/* One completed task, recorded when the task log is on. A task covers several directions (as
+ * indices 0..26, see tess_dir_index): an inner or outer task updates the owned segments in
+ * `dirs` (bit 13 = (0,0,0) = the inner segment; segment d is the owned cells next to halo d);
+ * a pack, unpack or copy moves the halo directions in `dirs` of the receiving tile. dir is the
+ * one direction that names the task (13 for the task that waits on no remote halo); t_end in
+ * seconds since setup. */
 typedef struct {
   tess_task_kind kind;
-  int tile;  /* global tile id */
-  int dir;   /* direction index; 13 = (0,0,0) = inner */
-  int stage; /* index of the stage in the program */
+  int tile;      /* global tile id (pack: the sending tile) */
+  int dir;       /* naming direction */
+  unsigned dirs; /* the directions covered (bit i = direction index i) */
+  int stage;     /* index of the stage in the program */
   long step;
   double t_end;
 } tess_task_record;
@@ -211,7 +217,8 @@ tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
 /* Records of this rank's tasks completed so far (valid until the next run or destroy). */
 const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
 
-/* Test hook: the exchange of halo direction `dir` into global tile `tile` is held back by
+/* Test hook, before tess_sim_setup: the exchange of halo direction `dir` into global tile `tile`
+ * goes through its own buffer (even between tiles of one memory node) and is held back by
  * `seconds` (emulating one slow link) without occupying a worker. */
 tess_err tess_sim_debug_delay(tess_sim_t sim, int tile, int dir, double seconds);
 

@@ -1,0 +1,85 @@
+/* plan.h — the shape of the task graph of every tile, derived once at setup (internal).
+ *
+ * Links. Each halo direction h of a tile X (one the step program reads) is filled from the
+ * tile N = X + h. The directions are grouped by N: one *link* per source tile, which moves all
+ * of its boxes (for every field a stage needs) at once:
+ *
+ *   local link     N on the same memory node as X (N may be X itself, the periodic wrap):
+ *                  X's halo boxes are copied straight from N's owned cells;
+ *   buffered link  N on another rank or memory node (or the debug-delayed direction): one pack
+ *                  on N into one buffer, one transfer (StarPU copy or MPI), one unpack on X.
+ *
+ * Classes. X's owned region, cut into the 27 pieces of segments.h, is grouped by the set of
+ * buffered links each piece's footprint reads: pieces that wait on the same remote arrivals
+ * are one class, and each class of each stage is one task. A tile with no buffered link (one
+ * GPU, any number of tiles; CPU tiles of one rank) is a single class: one task per stage,
+ * which also does its local copies. With a 1x1x4 process grid a tile has 3 classes (inner,
+ * low z slab, high z slab), whatever the footprint.
+ *
+ * Tokens. Dependencies are carried by StarPU "void" handles (no memory; kernels address the
+ * tile through its base pointer, on the tile's own memory node): per tile and storage slot,
+ * one per class (its owned cells) and one per incoming link (the halo cells it fills).
+ */
+#ifndef TESS_PLAN_H
+#define TESS_PLAN_H
+
+#include <starpu.h>
+#include <stdint.h>
+
+#include "segments.h"
+
+#define TESS_MAX_OPS   64
+#define TESS_MAX_LINKS (TESS_NDIRS - 1)
+
+/* A box copy between two tiles of equal padded extent (source and destination coordinates). */
+typedef struct {
+  int src_lo[3], dst_lo[3], ext[3];
+} tess_boxmove;
+
+typedef struct {
+  int dst_gid, src_gid;     /* receiving and sending tile (global ids) */
+  int dst_rank, src_rank;   /* their ranks */
+  int dst_local, src_local; /* their indices on this rank, -1 elsewhere */
+  int buffered;             /* through a buffer: other rank or memory node, or held back */
+  int rep;                  /* lowest direction index (names, tags) */
+  uint32_t dirs;            /* halo directions of the receiver it fills */
+  long volume;              /* cells moved per component */
+  int nmove;
+  tess_boxmove mv[TESS_MAX_LINKS];
+  uint32_t src_classes;                   /* classes of the source tile its moves read */
+  starpu_data_handle_t buf[TESS_MAX_OPS]; /* per stage, created on first use (buffered only) */
+} tess_link;
+
+typedef struct {
+  uint32_t pieces; /* owned pieces (bit = direction index; 13 = inner) */
+  uint32_t waits;  /* buffered incoming links (bit = link index) its pieces read */
+  int rep;         /* direction naming it: 13 for the class without remote waits */
+  int nbox;
+  tess_box box[TESS_NDIRS];
+} tess_class;
+
+typedef struct {
+  int nin;
+  tess_link in[TESS_MAX_LINKS]; /* incoming links, this tile receiving */
+  int nout;
+  tess_link out[TESS_MAX_LINKS]; /* links to tiles on other ranks, this tile sending */
+  int dir_link[TESS_NDIRS];      /* incoming link of each halo direction, -1: none */
+  int nclass;
+  tess_class cls[TESS_NDIRS];
+  int piece_class[TESS_NPIECES]; /* owned piece -> class, -1 elsewhere */
+  /* per stage op and class: classes (own cells) and incoming links (halos) its footprint reads */
+  uint32_t reads_cls[TESS_MAX_OPS][TESS_NDIRS];
+  uint32_t reads_in[TESS_MAX_OPS][TESS_NDIRS];
+} tess_plan;
+
+struct tess_sim_s;
+/* Builds every local tile's plan (after the ops' footprint reads are known). */
+int tess_plan_build(struct tess_sim_s *sim);
+/* Classes of tile t whose owned cells the given box (padded coordinates) meets. */
+uint32_t tess_plan_classes_in(struct tess_sim_s *sim, const tess_plan *p, const int lo[3],
+                              const int ext[3]);
+/* Logs (TESS_LOG=info) tasks per tile and stage. */
+void tess_plan_describe(struct tess_sim_s *sim);
+void tess_plan_release(struct tess_sim_s *sim);
+
+#endif
