@@ -102,9 +102,9 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
     if (l->buffered) continue;
     n += l->nmove;
     if (moves) add_moves(sim, op, l, FILL, moves);
-    if (spec) {
+    if (spec) { /* the halo token is private to a one-class tile's only task: not needed */
       add_source_tokens(sim, op, l, spec);
-      add_halo_token(sim, op, x, k, spec);
+      if (p->nclass > 1) add_halo_token(sim, op, x, k, spec);
       spec->dirs |= l->dirs;
     }
   }

@@ -41,7 +41,7 @@ typedef struct {
   tess_pieceset reads[TESS_NPIECES];
   uint32_t halo_dirs;
   uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
-  struct starpu_codelet cl[2]; /* inner, outer: the same kernel, told apart in traces */
+  struct starpu_codelet cl[3]; /* inner, outer, chain: the same kernel, told apart in traces */
 } tess_op;
 
 typedef struct {
@@ -102,7 +102,8 @@ struct tess_sim_s {
 
   double time, dt;
   long step;
-  double t0; /* wall-clock origin for the task log */
+  long ntasks; /* tasks submitted (tasks.c), for the run's log line */
+  double t0;   /* wall-clock origin for the task log */
 
   struct tess_names *names; /* interned task names (names.c) */
 
@@ -171,7 +172,15 @@ void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
 void tess_task_models_free(void); /* after starpu_shutdown */
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
-tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op);
+/* A task being built from several stage blocks (tasks.c: a lone tile's run in one task). */
+typedef struct {
+  tess_task_spec spec;
+  void *arg;
+  size_t size;
+} tess_chain;
+/* Submits the classes of stage op of every tile, or with chain != NULL appends them to it. */
+tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain);
+tess_err tess_chain_submit(tess_sim_t sim, tess_chain *chain);
 double tess_now(void);
 
 /* names.c */

@@ -21,66 +21,97 @@ double tess_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The cl_arg of a stage task: this struct, the stage's parameter block, then (a tile of one
- * class) the moves of its local halo copies, which run before the kernel on the same stream. */
+/* The cl_arg of a stage task: a stage_arg, then a chain of blocks, each a stage_block, the
+ * stage's parameters and (a tile of one class) the moves of its local halo copies, which run
+ * before the kernel on the same stream. A task is one block, except on a rank whose only tile
+ * has no neighbour but itself: there one task runs every stage of a tess_sim_run call
+ * (tess_chain), since nothing can overlap with it and each task boundary idles the device. */
+typedef struct {
+  unsigned node; /* the memory node the tile lives on */
+  int nblock;
+  long cells; /* updated per task run: the perf model's footprint */
+} stage_arg;
+
 typedef struct {
   tess_region r;
   const tess_kernel *kernel;
-  unsigned node; /* the memory node the tile lives on */
-  int nbox;      /* the class's boxes, one kernel call each */
+  int nbox; /* the class's boxes, one kernel call each */
   tess_box box[TESS_NDIRS];
-  size_t moves_at; /* offset of the tess_moves in the cl_arg, 0: none */
-} stage_arg;
+  size_t size;     /* bytes of the block, parameters and moves included (16-byte multiple) */
+  size_t moves_at; /* offset of the tess_moves in the block, 0: none */
+} stage_block;
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-/* cl_arg may have been copied: point into it again. Checks the promise that makes base
- * pointers valid: the task runs on a worker of the tile's memory node. */
-static stage_arg *stage_prepare(void *cl_arg, const tess_moves **moves) {
+static stage_block *first_block(stage_arg *a) {
+  return (stage_block *)((char *)a + round16(sizeof *a));
+}
+
+/* Checks the promise that makes base pointers valid: the task runs on a worker of the tile's
+ * memory node. */
+static stage_arg *stage_check(void *cl_arg) {
   stage_arg *a = cl_arg;
-  a->r.params = a + 1;
-  *moves = a->moves_at ? (const tess_moves *)((char *)a + a->moves_at) : NULL;
   const int w = starpu_worker_get_id();
   if (w < 0 || starpu_worker_get_memory_node((unsigned)w) != a->node) {
     fprintf(stderr, "tessera: kernel '%s' runs on a memory node that does not hold its tile\n",
-            a->kernel->name);
+            first_block(a)->kernel->name);
     abort();
   }
   return a;
 }
 
+/* Block b's region, pointed at its parameters (cl_arg may have moved), and its moves. */
+static const tess_moves *block_prepare(stage_block *b) {
+  b->r.params = b + 1;
+  return b->moves_at ? (const tess_moves *)((char *)b + b->moves_at) : NULL;
+}
+
+static void set_box(tess_region *r, const tess_box *box) {
+  for (int i = 0; i < 3; i++) {
+    r->lo[i] = box->lo[i];
+    r->hi[i] = box->hi[i];
+  }
+}
+
 static void stage_cpu(void *buffers[], void *cl_arg) {
   (void)buffers;
-  const tess_moves *moves;
-  stage_arg *a = stage_prepare(cl_arg, &moves);
-  if (moves) tess_moves_cpu(moves, NULL);
-  const tess_cpu_fn fn = a->r.prec == TESS_FP32 ? a->kernel->cpu_f32 : a->kernel->cpu;
-  for (int b = 0; b < a->nbox; b++) {
-    for (int i = 0; i < 3; i++) {
-      a->r.lo[i] = a->box[b].lo[i];
-      a->r.hi[i] = a->box[b].hi[i];
+  stage_arg *a = stage_check(cl_arg);
+  stage_block *b = first_block(a);
+  for (int k = 0; k < a->nblock; k++, b = (stage_block *)((char *)b + b->size)) {
+    const tess_moves *moves = block_prepare(b);
+    if (moves) tess_moves_cpu(moves, NULL);
+    const tess_cpu_fn fn = b->r.prec == TESS_FP32 ? b->kernel->cpu_f32 : b->kernel->cpu;
+    for (int i = 0; i < b->nbox; i++) {
+      set_box(&b->r, &b->box[i]);
+      fn(&b->r);
     }
-    fn(&a->r);
   }
 }
 
 #ifdef STARPU_USE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
   (void)buffers;
-  const tess_moves *moves;
-  stage_arg *a = stage_prepare(cl_arg, &moves);
+  stage_arg *a = stage_check(cl_arg);
   cudaStream_t s = starpu_cuda_get_local_stream();
-  if (moves) tess_moves_cuda(moves, NULL, s);
-  const tess_cuda_fn fn = a->r.prec == TESS_FP32 ? a->kernel->cuda_f32 : a->kernel->cuda;
-  for (int b = 0; b < a->nbox; b++) {
-    for (int i = 0; i < 3; i++) {
-      a->r.lo[i] = a->box[b].lo[i];
-      a->r.hi[i] = a->box[b].hi[i];
+  stage_block *b = first_block(a);
+  for (int k = 0; k < a->nblock; k++, b = (stage_block *)((char *)b + b->size)) {
+    const tess_moves *moves = block_prepare(b);
+    if (moves) tess_moves_cuda(moves, NULL, s);
+    const tess_cuda_fn fn = b->r.prec == TESS_FP32 ? b->kernel->cuda_f32 : b->kernel->cuda;
+    for (int i = 0; i < b->nbox; i++) {
+      set_box(&b->r, &b->box[i]);
+      fn(&b->r, s);
     }
-    fn(&a->r, s);
   }
 }
 #endif
+
+/* The default footprint hashes the buffers' sizes, all 0 for tokens: the cells updated tell
+ * tasks of one codelet apart instead (classes differ in size, chains in length). */
+static uint32_t stage_footprint(struct starpu_task *task) {
+  const stage_arg *a = task->cl_arg;
+  return starpu_hash_crc32c_be((uint32_t)a->cells, (uint32_t)(a->cells >> 32));
+}
 
 /* StarPU keeps every performance model a task used registered, by address, until
  * starpu_shutdown, which saves its history and clears it: a model must outlive the sim whose
@@ -103,6 +134,7 @@ static struct starpu_perfmodel *stage_model(const char *symbol) {
     snprintf(m->symbol, sizeof m->symbol, "%s", symbol);
     m->model.type = STARPU_HISTORY_BASED;
     m->model.symbol = m->symbol;
+    m->model.footprint = stage_footprint;
     m->next = models;
     models = m;
   }
@@ -123,7 +155,8 @@ void tess_task_models_free(void) {
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
   const tess_kernel *k = op->stage.kernel;
   (void)sim;
-  for (int outer = 0; outer < 2; outer++) {
+  static const char *const part[3] = {"inner", "outer", "chain"};
+  for (int outer = 0; outer < 3; outer++) {
     struct starpu_codelet *cl = &op->cl[outer];
     starpu_codelet_init(cl);
     cl->cpu_funcs[0] = stage_cpu;
@@ -137,11 +170,11 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
 #endif
     cl->nbuffers = STARPU_VARIABLE_NBUFFERS;
     cl->name = k->name;
-    cl->color = tess_task_kind_color(outer ? TESS_TASK_OUTER : TESS_TASK_INNER);
-    /* inner and outer segments differ in size and shape: separate histories */
+    cl->color = tess_task_kind_color(outer == 1 ? TESS_TASK_OUTER : TESS_TASK_INNER);
+    /* inner and outer classes, and chains, differ in size and shape: separate histories */
     char symbol[64];
     snprintf(symbol, sizeof symbol, "tess_%s_%d_%s", k->name ? k->name : "stage", index,
-             outer ? "outer" : "inner");
+             part[outer]);
     cl->model = stage_model(symbol);
     TESS_CHECK(cl->model, TESS_ERR_MEM, "cannot allocate a performance model");
   }
@@ -260,6 +293,7 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
     t->callback_arg = a;
     t->callback_arg_free = 1;
   }
+  sim->ntasks++;
   const int r = starpu_task_submit(t);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "starpu_task_submit(%s) returned %d", t->name, r);
   return TESS_OK;
@@ -287,85 +321,123 @@ tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
   return TESS_OK;
 }
 
-/* One task per class of each tile: the class's boxes of the stage's outputs, reading the class
- * tokens and halo tokens its footprint reaches (plan.h). */
-tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op) {
+/* Appends one block (stage op of class c of tile) to chain ch: its region, boxes, parameters
+ * and local copies, and its tokens to ch->spec. */
+static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, tess_tile *tile,
+                             int c, tess_chain *ch) {
   const tess_stage *st = &op->stage;
+  const tess_plan *p = tile->plan;
+  const tess_class *cls = &p->cls[c];
+  /* a tile of one class copies its local halos first, in this task */
+  const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
+  int nk = 0;
+  for (int k = 0; k < st->nin; k++)
+    nk += (op->in_stale >> k) & 1;
+  const size_t moves_at = round16(sizeof(stage_block) + st->params_size);
+  const size_t moves_bytes =
+      nmoves ? sizeof(tess_moves) + (size_t)(nk * nmoves) * sizeof(tess_move) : 0;
+  const size_t size = round16(moves_at + moves_bytes);
+  const size_t head = ch->size ? ch->size : round16(sizeof(stage_arg));
+  char *grown = realloc(ch->arg, head + size);
+  TESS_CHECK(grown, TESS_ERR_MEM, "cannot allocate a task argument");
+  ch->arg = grown;
+  ch->size = head + size;
+  stage_arg *a = ch->arg;
+  if (head == round16(sizeof(stage_arg))) *a = (stage_arg){.node = tile->node};
+  a->nblock++;
+  stage_block *b = (stage_block *)(grown + head);
+  memset(b, 0, size);
+  b->size = size;
+  b->kernel = st->kernel;
+  b->nbox = cls->nbox;
+  for (int i = 0; i < cls->nbox; i++) {
+    b->box[i] = cls->box[i];
+    a->cells += tess_box_cells(&cls->box[i]);
+  }
+  if (st->params_size) memcpy(b + 1, st->params, st->params_size);
+  tess_region *r = &b->r;
+  for (int i = 0; i < 3; i++) {
+    r->dim[i] = sim->dim[i];
+    r->ghost[i] = sim->ghost[i];
+    r->origin[i] = tile->origin[i] - sim->ghost[i];
+    r->global[i] = sim->n[i];
+    r->h[i] = sim->h[i];
+  }
+  r->nin = st->nin;
+  r->nout = st->nout;
+  r->prec = sim->prec;
+  r->t = sim->time;
+  r->dt = sim->dt;
+  r->stage = op_index;
+  tess_task_spec *spec = &ch->spec;
+  for (int k = 0; k < st->nout; k++) {
+    const tess_field *f = &sim->field[st->out[k]];
+    r->out[k] = tile->slot[f->slot].base; /* or out_f: the same pointer, typed by r->prec */
+    r->out_nc[k] = f->nc;
+    tess_task_spec_add(spec, tile->slot[f->slot].own[c],
+                       (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
+  }
+  for (int k = 0; k < st->nin; k++) {
+    const tess_field *f = &sim->field[st->in[k]];
+    const tess_storage *s = &tile->slot[f->slot];
+    r->in[k] = s->base;
+    r->in_nc[k] = f->nc;
+    tess_task_spec_add_own(spec, s, p->reads_cls[op_index][c], STARPU_R);
+    /* halo tokens of local links are private to a one-class tile's task: skipped */
+    for (int j = 0; j < p->nin; j++)
+      if (((p->reads_in[op_index][c] >> j) & 1) && (p->nclass > 1 || p->in[j].buffered))
+        tess_task_spec_add(spec, s->halo[j], STARPU_R);
+  }
+  if (nmoves) {
+    tess_moves *mv = (tess_moves *)((char *)b + moves_at);
+    mv->cap = nk * nmoves;
+    mv->esize = (int)sim->esize;
+    const uint32_t dirs = spec->dirs; /* the record names the segments, not the copies */
+    tess_halo_local(sim, op, tile, mv, spec);
+    spec->dirs = dirs;
+    b->moves_at = moves_at;
+  }
+  return TESS_OK;
+}
+
+tess_err tess_chain_submit(tess_sim_t sim, tess_chain *ch) {
+  if (!ch->arg) return TESS_OK;
+  ch->spec.arg = ch->arg;
+  ch->spec.arg_size = ch->size;
+  ch->arg = NULL;
+  ch->size = 0;
+  const tess_err e = tess_task_submit(sim, &ch->spec);
+  memset(&ch->spec, 0, sizeof ch->spec);
+  return e;
+}
+
+/* One task per class of each tile: the class's boxes of the stage's outputs, reading the class
+ * tokens and halo tokens its footprint reaches (plan.h); or, with a chain, one more block of
+ * the chain's task. */
+tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain) {
   for (int l = 0; l < sim->ntiles; l++) {
     tess_tile *tile = &sim->tile[l];
     const tess_plan *p = tile->plan;
     for (int c = 0; c < p->nclass; c++) {
       const tess_class *cls = &p->cls[c];
       const int inner = cls->waits == 0;
-      tess_task_spec spec = {.cl = (struct starpu_codelet *)&op->cl[!inner],
-                             .tile = tile,
-                             .log_tile = tile->id,
-                             .dir = cls->rep,
-                             .dirs = cls->pieces,
-                             .stage = op_index,
-                             .kind = inner ? TESS_TASK_INNER : TESS_TASK_OUTER,
-                             .priority = inner ? TESS_PRIO_INNER : TESS_PRIO_OUTER};
-      /* a tile of one class copies its local halos first, in this task */
-      const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
-      tess_moves *moves = NULL;
-      if (nmoves) {
-        int nk = 0;
-        for (int k = 0; k < st->nin; k++)
-          nk += (op->in_stale >> k) & 1;
-        moves = tess_moves_new(nk * nmoves, (int)sim->esize);
-        TESS_CHECK(moves, TESS_ERR_MEM, "cannot allocate halo moves");
+      tess_chain one = {{0}, NULL, 0}, *ch = chain ? chain : &one;
+      if (!ch->arg)
+        ch->spec = (tess_task_spec){.cl = (struct starpu_codelet *)&op->cl[chain ? 2 : !inner],
+                                    .tile = tile,
+                                    .log_tile = tile->id,
+                                    .dir = cls->rep,
+                                    .dirs = cls->pieces,
+                                    .stage = op_index,
+                                    .kind = inner ? TESS_TASK_INNER : TESS_TASK_OUTER,
+                                    .priority = inner ? TESS_PRIO_INNER : TESS_PRIO_OUTER};
+      tess_err e = chain_append(sim, op_index, op, tile, c, ch);
+      if (!e && !chain) e = tess_chain_submit(sim, ch);
+      if (e) {
+        free(ch->arg);
+        ch->arg = NULL;
+        return e;
       }
-      const size_t head = round16(sizeof(stage_arg) + st->params_size);
-      const size_t arg_size = head + (moves ? tess_moves_bytes(moves) : 0);
-      stage_arg *arg = calloc(1, arg_size);
-      if (!arg) free(moves);
-      TESS_CHECK(arg, TESS_ERR_MEM, "cannot allocate a task argument");
-      arg->kernel = st->kernel;
-      arg->node = tile->node;
-      arg->nbox = cls->nbox;
-      for (int b = 0; b < cls->nbox; b++)
-        arg->box[b] = cls->box[b];
-      if (st->params_size) memcpy(arg + 1, st->params, st->params_size);
-      tess_region *r = &arg->r;
-      for (int i = 0; i < 3; i++) {
-        r->dim[i] = sim->dim[i];
-        r->ghost[i] = sim->ghost[i];
-        r->origin[i] = tile->origin[i] - sim->ghost[i];
-        r->global[i] = sim->n[i];
-        r->h[i] = sim->h[i];
-      }
-      r->nin = st->nin;
-      r->nout = st->nout;
-      r->prec = sim->prec;
-      r->t = sim->time;
-      r->dt = sim->dt;
-      r->stage = op_index;
-      for (int k = 0; k < st->nout; k++) {
-        const tess_field *f = &sim->field[st->out[k]];
-        r->out[k] = tile->slot[f->slot].base; /* or out_f: the same pointer, typed by r->prec */
-        r->out_nc[k] = f->nc;
-        tess_task_spec_add(&spec, tile->slot[f->slot].own[c],
-                           (st->out_read >> k) & 1 ? STARPU_RW : STARPU_W);
-      }
-      for (int k = 0; k < st->nin; k++) {
-        const tess_field *f = &sim->field[st->in[k]];
-        const tess_storage *s = &tile->slot[f->slot];
-        r->in[k] = s->base;
-        r->in_nc[k] = f->nc;
-        tess_task_spec_add_own(&spec, s, p->reads_cls[op_index][c], STARPU_R);
-        for (int j = 0; j < p->nin; j++)
-          if ((p->reads_in[op_index][c] >> j) & 1) tess_task_spec_add(&spec, s->halo[j], STARPU_R);
-      }
-      if (moves) {
-        tess_halo_local(sim, op, tile, moves, &spec);
-        arg->moves_at = head;
-        memcpy((char *)arg + head, moves, tess_moves_bytes(moves));
-        free(moves);
-      }
-      spec.dirs = cls->pieces; /* the copies' directions are not the task's segments */
-      spec.arg = arg;
-      spec.arg_size = arg_size;
-      TESS_CALL(tess_task_submit(sim, &spec));
     }
   }
   return TESS_OK;

@@ -4,6 +4,10 @@
 # "scripts/gpu-check.sh .gpu-bundle").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+log() { echo "[gpu-bundle] $*" >&2; }
+# shellcheck source=apt-lib.sh
+source scripts/apt-lib.sh
+apt_need cpio rsync # the copies below; fail loudly (set -e) when they cannot be installed
 scripts/build.sh build-gpu
 prefix=$(cat build-gpu/starpu-prefix)
 rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-verify.sh — a quick GPU regression check on one GPU (about a minute), run from the repository
-# root with a bundle in .gpu-bundle (scripts/gpu-bundle.sh): every halo path (solo wrap, same-GPU
-# copy tasks, pack -> MPI -> unpack between two ranks sharing the GPU) bitwise against the CPU,
+# root with a bundle in .gpu-bundle (scripts/gpu-bundle.sh): every halo path (one tile copying its
+# own halos, tiles of one GPU copying each other's in their compute task, --mode buffered: pack ->
+# StarPU -> unpack on one GPU, pack -> MPI -> unpack between two ranks sharing the GPU) bitwise against the CPU,
 # MHD against the serial model in ulps, then MHD median times per step at 128^3, 256^3, 512^3;
 # the same in single precision (GPU bitwise against the CPU's single). With TESS_CUDA_MPI=1
 # (a bundle carrying scripts/install-cuda-mpi.sh's Open MPI) the two-rank lines run with halos
@@ -13,18 +14,21 @@ two() { mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 TESS_LOG=info exec "
 for p in double single; do
   P="--precision $p"
   STARPU_NCPU=8 $H --device cpu --grid 48,40,32 --order 6 --steps 20 --tiles 4 $P --dump /tmp/hc.bin > /dev/null 2>&1
-  STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 3 $P --dump /tmp/h1.bin > /dev/null 2>&1; echo "heat $p 1 GPU 3 tiles (copy tasks): $($X /tmp/hc.bin /tmp/h1.bin)"
+  STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 3 $P --dump /tmp/h1.bin > /dev/null 2>&1; echo "heat $p 1 GPU 3 tiles (local copies): $($X /tmp/hc.bin /tmp/h1.bin)"
+  STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 8 --mode buffered $P --dump /tmp/h5.bin > /dev/null 2>&1; echo "heat $p 1 GPU 8 tiles buffered (pack/unpack): $($X /tmp/hc.bin /tmp/h5.bin)"
   w=$(two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h2.bin); echo "heat $p 2 ranks on 1 GPU (pack/MPI/unpack; $w): $($X /tmp/hc.bin /tmp/h2.bin)"
   w=$(TESS_MPI_DIRECT=0 two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h4.bin); echo "heat $p 2 ranks on 1 GPU ($w): $($X /tmp/hc.bin /tmp/h4.bin)"
-  STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat $p solo (wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
+  STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat $p 1 tile (own wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
 done
 A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 10 --every 0 --dt 1e-3"
 for p in double single; do
   STARPU_NCPU=8 $M --device cpu --tiles 2 $A --precision $p --dump /tmp/mc.bin > /dev/null 2>&1
   STARPU_NCUDA=1 $M --device cuda --tiles 2 $A --precision $p --dump /tmp/m1.bin > /dev/null 2>&1; echo "mhd $p 1 GPU 2 tiles: $(cmp /tmp/mc.bin /tmp/m1.bin && echo identical)"
-  STARPU_NCUDA=1 $M --device cuda $A --precision $p --dump /tmp/m2.bin > /dev/null 2>&1; echo "mhd $p solo: $(cmp /tmp/mc.bin /tmp/m2.bin && echo identical)"
+  STARPU_NCUDA=1 $M --device cuda $A --precision $p --dump /tmp/m2.bin > /dev/null 2>&1; echo "mhd $p 1 tile: $(cmp /tmp/mc.bin /tmp/m2.bin && echo identical)"
+  STARPU_NCUDA=1 $M --device cuda --tiles 8 --mode buffered $A --precision $p --dump /tmp/m4.bin > /dev/null 2>&1; echo "mhd $p 1 GPU 8 tiles buffered: $(cmp /tmp/mc.bin /tmp/m4.bin && echo identical)"
   w=$(two $M --device cuda $A --precision $p --dump /tmp/m3.bin); echo "mhd $p 2 ranks on 1 GPU ($w): $(cmp /tmp/mc.bin /tmp/m3.bin && echo identical)"
 done
 $B/tests/test_mhd_reference --device cuda --grid 32,32,32 --tiles 1 2>&1 | tail -1
+$B/tests/test_mhd_reference --device cuda --grid 32,32,32 --tiles 8 --mode buffered 2>&1 | tail -1
 $B/bench/copy_bw 1024 | head -1
 for p in double single; do for n in 128 256 512; do s=110; [ $n = 512 ] && s=60; echo "mhd $p $n^3: $(STARPU_NCUDA=1 $M --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $s --precision $p 2>&1 | grep '^median')"; done; done

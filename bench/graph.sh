@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# graph.sh BUILD_DIR gpu|cpu — what the task graph costs (issue 15), ratios measured in one run.
+#
+#   gpu (one GPU; BUILD_DIR = a bundle's extra/build): MHD fp64, Astaroth's benchmark set-up,
+#       at 128^3 and 256^3: 1 tile, 8 tiles (2x2x2) overlapped, bulk-synchronous, and
+#       "buffered" (every neighbour through pack -> buffer -> unpack even on one GPU: the per-link
+#       graph), and 2 ranks sharing the GPU (1x1x2, halos through MPI); the MHD kernel alone
+#       (bench/mhd_kernel_bench, the same kernels without StarPU) at the same sizes; the cost of
+#       one task: MHD 32^3 in 8 tiles (16^3 each, kernels of a few microseconds), time per step
+#       divided by tasks per step.
+#   cpu (this machine's CPU workers; BUILD_DIR = a build): heat 3D order 6, 96^3, one rank:
+#       1, 2 and 8 tiles, overlapped, bulk and buffered.
+#
+# Every run prints its median time per step (the apps' '^median' line, chunks of 10 steps after
+# 10 warm-up steps) and, from TESS_LOG=info, tasks per tile and stage and the submission time
+# per task. Output: $OUT/graph.csv (default /tmp/graph) and logs; the table on stdout.
+set -uo pipefail
+B=$(cd "${1:?usage: graph.sh BUILD_DIR gpu|cpu}" && pwd)
+what=${2:?usage: graph.sh BUILD_DIR gpu|cpu}
+out=${OUT:-/tmp/graph}
+mkdir -p "$out/logs"
+export STARPU_SILENT=1 STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} TESS_LOG=info
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
+csv=$out/graph.csv
+echo "app,grid,device,ranks,tiles,mode,median_ms,tasks_per_step,tasks_per_tile_stage,submit_us_per_task,us_per_task" >"$csv"
+
+# run NAME RANKS APP ARGS...: one CSV row. The task figures come from the last 'run:' line of
+# rank 0 (a 10-step chunk): tasks per step = its tasks / 10 x ranks.
+run() {
+  local name=$1 ranks=$2 app=$3
+  shift 3
+  local log=$out/logs/$name.log
+  if [ "$ranks" -eq 1 ]; then
+    timeout 300 "$app" "$@" >"$log" 2>&1
+  else
+    timeout 300 mpirun -np "$ranks" --oversubscribe --bind-to none "$app" "$@" >"$log" 2>&1
+  fi
+  local rc=$? med tasks pts sub grid tiles mode dev
+  med=$(awk '/^median/ {print $2}' "$log")
+  read -r tasks pts sub < <(grep 'tessera\[0\] info: run: 10 steps' "$log" | tail -1 |
+    sed -E 's/.*: ([0-9]+) tasks \(([0-9.]+) per tile and stage\), ([0-9.]+) us per task.*/\1 \2 \3/')
+  grid=$(grep -oE 'grid [0-9]+x[0-9]+x[0-9]+' "$log" | head -1 | awk '{print $2}')
+  tiles=$(grep -o '[0-9]* tile(s) per rank' "$log" | head -1 | awk '{print $1}')
+  mode=$(grep -o '[a-z]* mode,' "$log" | head -1 | awk '{print $1}')
+  dev=$(grep -q 'cells on CUDA' "$log" && echo cuda || echo cpu)
+  local per_step=$(awk -v t="${tasks:-0}" -v r="$ranks" 'BEGIN {printf "%.0f", t / 10 * r}')
+  local us=$(awk -v m="${med:-0}" -v n="$per_step" 'BEGIN {if (n > 0) printf "%.1f", 1000 * m / n}')
+  printf '%-28s rc %d  median %8s ms  %5s tasks/step  %5s per tile+stage  submit %5s us/task  %6s us/task\n' \
+    "$name" "$rc" "${med:-?}" "$per_step" "${pts:-?}" "${sub:-?}" "${us:-?}"
+  echo "$(basename "$app"),$grid,$dev,$ranks,$tiles,$mode,$med,$per_step,$pts,$sub,$us" >>"$csv"
+}
+
+if [ "$what" = gpu ]; then
+  nvidia-smi -L | tee "$out/gpu.txt"
+  "$B/bench/copy_bw" 1024 | head -1 | tee -a "$out/gpu.txt"
+  mhd=$B/apps/mhd/tess-mhd
+  A="--device cuda --set init.ic=random --dt 1.1920929e-7 --every 0 --warmup 10"
+  export STARPU_NCUDA=1
+  for n in 128 256; do
+    s=$((n == 128 ? 200 : 100))
+    run "mhd$n-1tile" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 1
+    run "mhd$n-8tiles" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8
+    run "mhd$n-8tiles-bulk" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
+    run "mhd$n-8tiles-buffered" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
+    run "mhd$n-2ranks" 2 "$mhd" $A --grid $n,$n,$n --steps $s --procs 1,1,2
+  done
+  run "mhd32-8tiles-pertask" 1 "$mhd" $A --grid 32,32,32 --steps 210 --tiles 8
+  run "mhd32-8tiles-buffered-pertask" 1 "$mhd" $A --grid 32,32,32 --steps 210 --tiles 8 --mode buffered
+  "$B/bench/mhd_kernel_bench" --quick --no-thin --sizes 128,256 --reps 20 >"$out/logs/kernel.log" 2>&1
+  grep -iE "ms|floor" "$out/logs/kernel.log" | grep -iv "ulp" | tail -12
+else
+  heat=$B/apps/heat/tess-heat
+  A="--device cpu --grid 96,96,96 --order 6 --every 0 --warmup 10 --steps 110"
+  for t in 1 2 8; do run "heat96-${t}tiles" 1 "$heat" $A --tiles $t; done
+  run "heat96-8tiles-bulk" 1 "$heat" $A --tiles 8 --mode bulk
+  run "heat96-8tiles-buffered" 1 "$heat" $A --tiles 8 --mode buffered
+fi
+echo "csv: $csv"
