@@ -14,6 +14,8 @@
 # Every run prints its median time per step (the apps' '^median' line, chunks of 10 steps after
 # 10 warm-up steps) and, from TESS_LOG=info, tasks per tile and stage and the submission time
 # per task. Output: $OUT/graph.csv (default /tmp/graph) and logs; the table on stdout.
+# BASELINE=DIR (holding tess-mhd and tess-heat of an earlier commit, same StarPU): the same runs
+# with those binaries first, named "base-..." (modes it lacks fail and are left out of the CSV).
 set -uo pipefail
 B=$(cd "${1:?usage: graph.sh BUILD_DIR gpu|cpu}" && pwd)
 what=${2:?usage: graph.sh BUILD_DIR gpu|cpu}
@@ -22,7 +24,7 @@ mkdir -p "$out/logs"
 export STARPU_SILENT=1 STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} TESS_LOG=info
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
 csv=$out/graph.csv
-echo "app,grid,device,ranks,tiles,mode,median_ms,tasks_per_step,tasks_per_tile_stage,submit_us_per_task,us_per_task" >"$csv"
+echo "build,app,grid,device,ranks,tiles,mode,median_ms,tasks_per_step,tasks_per_tile_stage,submit_us_per_task,us_per_task" >"$csv"
 
 # run NAME RANKS APP ARGS...: one CSV row. The task figures come from the last 'run:' line of
 # rank 0 (a 10-step chunk): tasks per step = its tasks / 10 x ranks.
@@ -36,6 +38,7 @@ run() {
     timeout 300 mpirun -np "$ranks" --oversubscribe --bind-to none "$app" "$@" >"$log" 2>&1
   fi
   local rc=$? med tasks pts sub grid tiles mode dev
+  [ -n "$(awk '/^median/ {print $2}' "$log")" ] || { echo "$name: rc $rc, no median (see $log)"; return; }
   med=$(awk '/^median/ {print $2}' "$log")
   read -r tasks pts sub < <(grep 'tessera\[0\] info: run: 10 steps' "$log" | tail -1 |
     sed -E 's/.*: ([0-9]+) tasks \(([0-9.]+) per tile and stage\), ([0-9.]+) us per task.*/\1 \2 \3/')
@@ -47,7 +50,9 @@ run() {
   local us=$(awk -v m="${med:-0}" -v n="$per_step" 'BEGIN {if (n > 0) printf "%.1f", 1000 * m / n}')
   printf '%-28s rc %d  median %8s ms  %5s tasks/step  %5s per tile+stage  submit %5s us/task  %6s us/task\n' \
     "$name" "$rc" "${med:-?}" "$per_step" "${pts:-?}" "${sub:-?}" "${us:-?}"
-  echo "$(basename "$app"),$grid,$dev,$ranks,$tiles,$mode,$med,$per_step,$pts,$sub,$us" >>"$csv"
+  local build=new
+  [ "$name" != "${name#base-}" ] && build=base
+  echo "$build,$(basename "$app"),$grid,$dev,$ranks,$tiles,$mode,$med,$per_step,$pts,$sub,$us" >>"$csv"
 }
 
 if [ "$what" = gpu ]; then
@@ -56,23 +61,32 @@ if [ "$what" = gpu ]; then
   mhd=$B/apps/mhd/tess-mhd
   A="--device cuda --set init.ic=random --dt 1.1920929e-7 --every 0 --warmup 10"
   export STARPU_NCUDA=1
-  for n in 128 256; do
-    s=$((n == 128 ? 200 : 100))
-    run "mhd$n-1tile" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 1
-    run "mhd$n-8tiles" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8
-    run "mhd$n-8tiles-bulk" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
-    run "mhd$n-8tiles-buffered" 1 "$mhd" $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
-    run "mhd$n-2ranks" 2 "$mhd" $A --grid $n,$n,$n --steps $s --procs 1,1,2
+  for pre in ${BASELINE:+base-} ""; do
+    m=$mhd
+    [ -n "$pre" ] && m=$BASELINE/tess-mhd
+    for n in 128 256; do
+      s=$((n == 128 ? 200 : 100))
+      run "${pre}mhd$n-1tile" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 1
+      run "${pre}mhd$n-8tiles" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8
+      run "${pre}mhd$n-8tiles-bulk" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
+      [ -z "$pre" ] && run "mhd$n-8tiles-buffered" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
+      run "${pre}mhd$n-2ranks" 2 "$m" $A --grid $n,$n,$n --steps $s --procs 1,1,2
+    done
+    run "${pre}mhd32-1tile-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 1
+    run "${pre}mhd32-8tiles-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 8
+    [ -z "$pre" ] && run "mhd32-8tiles-buffered-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 8 --mode buffered
   done
-  run "mhd32-8tiles-pertask" 1 "$mhd" $A --grid 32,32,32 --steps 210 --tiles 8
-  run "mhd32-8tiles-buffered-pertask" 1 "$mhd" $A --grid 32,32,32 --steps 210 --tiles 8 --mode buffered
   "$B/bench/mhd_kernel_bench" --quick --no-thin --sizes 128,256 --reps 20 >"$out/logs/kernel.log" 2>&1
   grep -iE "ms|floor" "$out/logs/kernel.log" | grep -iv "ulp" | tail -12
 else
   heat=$B/apps/heat/tess-heat
   A="--device cpu --grid 96,96,96 --order 6 --every 0 --warmup 10 --steps 110"
-  for t in 1 2 8; do run "heat96-${t}tiles" 1 "$heat" $A --tiles $t; done
-  run "heat96-8tiles-bulk" 1 "$heat" $A --tiles 8 --mode bulk
-  run "heat96-8tiles-buffered" 1 "$heat" $A --tiles 8 --mode buffered
+  for pre in ${BASELINE:+base-} ""; do
+    h=$heat
+    [ -n "$pre" ] && h=$BASELINE/tess-heat
+    for t in 1 2 8; do run "${pre}heat96-${t}tiles" 1 "$h" $A --tiles $t; done
+    run "${pre}heat96-8tiles-bulk" 1 "$h" $A --tiles 8 --mode bulk
+    [ -z "$pre" ] && run "heat96-8tiles-buffered" 1 "$h" $A --tiles 8 --mode buffered
+  done
 fi
 echo "csv: $csv"
