@@ -654,6 +654,18 @@ def print_report(tr, args, out=sys.stdout):
     P("Trace %s: %d rank(s), %d worker(s) running tasks, %d tile(s), %d Tessera tasks, "
       "%d halo exchanges (%d between ranks)" % (tr.dir, len(tr.ranks), nworkers, tr.ntiles,
                                                 len(tr.tasks), len(tr.exchanges), nrem))
+    # tasks per tile and stage: every Tessera task over the stage executions of all tiles (a
+    # stage execution of a tile = the occurrences of its most frequent compute task name there)
+    occ = collections.Counter((t.tile, t.stage, t.name) for t in tr.tasks
+                              if t.kind in ("inner", "outer"))
+    runs = collections.defaultdict(int)
+    for (tile, stage, _), n in occ.items():
+        runs[(tile, stage)] = max(runs[(tile, stage)], n)
+    if runs:
+        per_kind = collections.Counter(t.kind for t in tr.tasks)
+        nruns = sum(runs.values())
+        P("  tasks per tile and stage: %.1f (%s)" % (len(tr.tasks) / nruns, ", ".join(
+            "%s %.1f" % (k, per_kind[k] / nruns) for k in TASK_KINDS if per_kind[k])))
     if tr.other:
         c = collections.Counter(t.name for t in tr.other)
         P("  other timed StarPU tasks (not counted): " +
