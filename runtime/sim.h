@@ -1,8 +1,10 @@
 /* sim.h — the simulation object shared by the runtime's files (internal).
  *
  *   sim.c      create / configure / setup / destroy: decomposition, tiles, StarPU handles
- *   tasks.c    the StarPU codelets of stages, task submission, task log, debug delay
- *   halo.c     halo exchange of one field: pack -> (StarPU copy | StarPU-MPI) -> unpack
+ *   plan.c     per tile: links (halo sources), classes (tasks), what each class reads
+ *   tasks.c    the StarPU codelets of stages, class tasks and chains, task log, debug delay
+ *   halo.c     halo exchange of one stage: per link pack -> (StarPU copy | MPI) -> unpack,
+ *              or local box copies (pack.c, pack_cuda.cu: the box-move kernels)
  *   direct.c   halo messages between ranks by MPI on the buffers' own (GPU) memory
  *   step.c     the step program: stages and swaps, overlapped or bulk-synchronous
  *   io.c       fill, gather, statistics (the synchronisation points users ask for)
@@ -198,7 +200,7 @@ tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_hand
 void tess_direct_release(tess_sim_t sim);
 void tess_direct_shutdown(void); /* tess_finalize: stops the progress thread */
 
-struct tess_moves_s; /* codelets/pack.h */
+struct tess_moves_s; /* pack.h */
 /* halo.c: the exchange of the stale inputs of stage op (op->in_stale): packs, transfers and
  * unpacks of buffered links, and the local fill task of tiles of several classes. A tile of
  * one class does its local copies in its compute task: tess_halo_local adds them (moves, and
