@@ -2,14 +2,13 @@
  *
  * One launch moves up to CHUNK boxes. Each box gets blocks in proportion to its size (a halo's
  * faces are ~100 times its edges: a grid sized for the largest box would launch mostly idle
- * blocks), a block finds its box in the launch's table of first blocks, and each box is
- * flattened in buffer order ([z][y][c][x], x fastest) and walked by a grid-stride loop over its
- * own blocks, one element per thread per iteration. Consecutive threads take consecutive x, so
- * buffer accesses are fully coalesced and tile accesses coalesce along each row; flattening (rather
- * than a 2D grid with x on threadIdx.x) keeps thin x-face boxes (rows of 1-3 cells) from leaving
- * most of every warp idle. The index arithmetic is 32-bit whenever the boxes fit, since 64-bit
- * division is emulated on the GPU and dominates a copy this simple. Elements move as 8- or 4-byte
- * words (double or float fields), so every copy is bitwise.
+ * blocks), and a block finds its box in the launch's table of first blocks. A box is walked row
+ * by row, a row being its ext0 contiguous elements of one (component, y, z) in both arrays:
+ * each row is taken by a group of lanes (the power of two >= ext0, at most a warp), which
+ * splits the row index into (c, y, z) once and then copies consecutive x, so every access is
+ * coalesced along the row and the integer divisions (emulated on the GPU) are paid per row,
+ * not per element: a face 3 cells thin is rows of 3. Elements move as 8- or 4-byte words
+ * (double or float fields), so every copy is bitwise.
  */
 #include "pack.h"
 
@@ -19,7 +18,7 @@
 
 namespace {
 
-enum { CHUNK = 32 }; /* boxes per launch: 32 x 80 B of kernel parameters */
+enum { CHUNK = 32 }; /* boxes per launch: 32 x 92 B of kernel parameters, under 4 KB */
 
 struct dev_side {
   void *ptr; /* resolved: tile base or buffer + offset */
@@ -33,41 +32,36 @@ struct dev_move {
   int nc;
 };
 
+struct dev_geom {  /* per box, computed on the host */
+  unsigned rows;   /* nc * ext1 * ext2 */
+  unsigned lanes2; /* log2 of the lanes per row */
+};
+
 struct dev_chunk {
   int n;
   unsigned first[CHUNK + 1]; /* first block of each box; first[n] = the grid */
+  dev_geom g[CHUNK];
   dev_move m[CHUNK];
 };
 
-template <typename I>
-__device__ __forceinline__ void unflatten(I i, const int n[3], int nc, I o[4]) {
-  o[0] = i % (I)n[0];
-  i /= (I)n[0];
-  o[1] = i % (I)nc;
-  i /= (I)nc;
-  o[2] = i % (I)n[1];
-  o[3] = i / (I)n[1];
-}
-
-template <typename W>
-__device__ __forceinline__ W *at(const dev_side &s, int nc, size_t c, size_t x, size_t y,
-                                 size_t z) {
-  return (W *)s.ptr + TESS_IDX(s.dim0, s.dim1, nc, c, s.lo[0] + x, s.lo[1] + y, s.lo[2] + z);
-}
-
-/* W: element word; I: index type (unsigned or size_t). */
-template <typename W, typename I> __global__ void moves_kernel(dev_chunk ch) {
+/* W: element word. */
+template <typename W> __global__ void moves_kernel(dev_chunk ch) {
   int b = 0;
   while (blockIdx.x >= ch.first[b + 1])
     b++;
   const dev_move &m = ch.m[b];
+  const unsigned shift = ch.g[b].lanes2, lanes = 1u << shift, per_block = blockDim.x >> shift;
   const unsigned blk = blockIdx.x - ch.first[b], nblk = ch.first[b + 1] - ch.first[b];
-  const I count = (I)m.ext[0] * (I)m.ext[1] * (I)m.ext[2] * (I)m.nc;
-  const I stride = (I)nblk * (I)blockDim.x;
-  for (I i = (I)blk * (I)blockDim.x + (I)threadIdx.x; i < count; i += stride) {
-    I o[4];
-    unflatten(i, m.ext, m.nc, o);
-    *at<W>(m.dst, m.nc, o[1], o[0], o[2], o[3]) = *at<W>(m.src, m.nc, o[1], o[0], o[2], o[3]);
+  const unsigned lane = threadIdx.x & (lanes - 1), rows = ch.g[b].rows;
+  const unsigned nc = (unsigned)m.nc, ny = (unsigned)m.ext[1];
+  for (unsigned r = blk * per_block + (threadIdx.x >> shift); r < rows; r += nblk * per_block) {
+    const unsigned c = r % nc, yz = r / nc, y = yz % ny, z = yz / ny;
+    const W *src = (const W *)m.src.ptr + TESS_IDX(m.src.dim0, m.src.dim1, nc, c, m.src.lo[0],
+                                                   m.src.lo[1] + y, m.src.lo[2] + z);
+    W *dst = (W *)m.dst.ptr +
+             TESS_IDX(m.dst.dim0, m.dst.dim1, nc, c, m.dst.lo[0], m.dst.lo[1] + y, m.dst.lo[2] + z);
+    for (int x = (int)lane; x < m.ext[0]; x += (int)lanes)
+      dst[x] = src[x];
   }
 }
 
@@ -81,18 +75,16 @@ dev_side resolve(const tess_side &s, void *buf, int esize) {
   return d;
 }
 
-/* Blocks for a box of `count` elements: enough to cover it, capped (beyond a few waves the
+/* Blocks for a box: enough to give every row group a row, capped (beyond a few waves the
  * grid-stride loop is as fast, and the cap keeps the grid well inside its limit). */
-unsigned blocks_for(size_t count) {
-  const size_t want = (count + 255) / 256;
-  return (unsigned)(want < 4096 ? want : 4096);
+unsigned blocks_for(unsigned rows, unsigned lanes2) {
+  const unsigned per_block = 256u >> lanes2;
+  const unsigned want = (rows + per_block - 1) / per_block;
+  return want < 4096 ? want : 4096;
 }
 
-template <typename W> void launch(const dev_chunk &ch, size_t most, cudaStream_t s) {
-  if (most <= (size_t)INT_MAX)
-    moves_kernel<W, unsigned><<<ch.first[ch.n], 256, 0, s>>>(ch);
-  else
-    moves_kernel<W, size_t><<<ch.first[ch.n], 256, 0, s>>>(ch);
+template <typename W> void launch(const dev_chunk &ch, cudaStream_t s) {
+  moves_kernel<W><<<ch.first[ch.n], 256, 0, s>>>(ch);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
@@ -103,27 +95,31 @@ extern "C" void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s) 
   dev_chunk ch;
   ch.n = 0;
   ch.first[0] = 0;
-  size_t most = 0;
   for (int i = 0; i <= l->n; i++) {
     if (ch.n == CHUNK || (i == l->n && ch.n > 0)) {
       if (l->esize == 4)
-        launch<unsigned>(ch, most, s);
+        launch<unsigned>(ch, s);
       else
-        launch<unsigned long long>(ch, most, s);
+        launch<unsigned long long>(ch, s);
       ch.n = 0;
-      most = 0;
     }
     if (i == l->n) break;
     const tess_move *m = &l->m[i];
-    const size_t count = tess_move_count(m);
-    if (!count) continue;
-    dev_move &d = ch.m[ch.n++];
+    if (!tess_move_count(m)) continue;
+    /* rows are 32-bit: a box of 2^32 rows (of all components) would be a tile of ~10^12 cells */
+    const size_t rows = (size_t)m->nc * (size_t)m->ext[1] * (size_t)m->ext[2];
+    if (rows > UINT_MAX) STARPU_ABORT_MSG("a halo box of %zu rows is too large", rows);
+    unsigned lanes2 = 0;
+    while (lanes2 < 5 && (1 << lanes2) < m->ext[0])
+      lanes2++;
+    dev_move &d = ch.m[ch.n];
+    ch.g[ch.n] = dev_geom{(unsigned)rows, lanes2};
     d.src = resolve(m->src, buf, l->esize);
     d.dst = resolve(m->dst, buf, l->esize);
     for (int k = 0; k < 3; k++)
       d.ext[k] = m->ext[k];
     d.nc = m->nc;
-    ch.first[ch.n] = ch.first[ch.n - 1] + blocks_for(count);
-    if (count > most) most = count;
+    ch.first[ch.n + 1] = ch.first[ch.n] + blocks_for((unsigned)rows, lanes2);
+    ch.n++;
   }
 }
