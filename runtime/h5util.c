@@ -333,14 +333,39 @@ static void sync_parent(const char *path) {
   free(dir);
 }
 
+/* A parallel file that failed to be written cannot be closed reliably: H5Fclose is collective
+ * and after a failed write the ranks' HDF5 states may differ (seen with a full disk, on 2 ranks
+ * that both failed: one waiting in MPI_File_close's barrier, the other in the metadata cache's,
+ * until the batch limit; another time the close worked). So the job ends here, within seconds: the
+ * failure's message, the .tmp removed (the file it was to replace is untouched), one line saying
+ * why, and MPI_Abort for every rank. */
+static void abandon(tess_sim_t sim, const char *tmp, tess_h5_status *s, int say) {
+  if (!s->printed) tess_error_raise(s->err, s->file, s->line, s->func, "%s", s->msg);
+  if (tmp) unlink(tmp); /* any rank may: the others may be stuck; ENOENT is fine */
+  if (say)
+    fprintf(stderr,
+            "tessera[%d]: error: a parallel write of '%s' failed on some rank; HDF5 cannot close "
+            "the file after that, so all ranks stop now (the .tmp is removed, older files are "
+            "intact)\n",
+            sim->rank, tmp ? tmp : "?");
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 tess_err tess_h5_finish(tess_sim_t sim, const char *path, char *tmp, hid_t file,
                         tess_h5_status *s) {
   char why[256];
+  const int parallel = file >= 0 && sim->nranks > 1;
+  if (parallel && s->err == TESS_ERR_IO) abandon(sim, tmp, s, sim->rank == 0); /* agreed */
   /* MPI_File_sync on every rank: the data other nodes wrote is on disk, not only in caches */
-  if (!s->err && file >= 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+  if (!s->err && file >= 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
     TESS_H5_FAIL(s, TESS_ERR_IO, "flushing '%s' failed: %s", tmp, tess_h5_reason(why, sizeof why));
-  if (file >= 0 && H5Fclose(file) < 0)
+    if (parallel) abandon(sim, tmp, s, 1); /* the others may wait inside the flush */
+  }
+  if (file >= 0 && H5Fclose(file) < 0) {
     TESS_H5_FAIL(s, TESS_ERR_IO, "closing '%s' failed: %s", tmp, tess_h5_reason(why, sizeof why));
+    if (parallel) abandon(sim, tmp, s, 1);
+  }
   tess_h5_agree(sim->comm, s);
   if (sim->rank == 0 && tmp) {
     int e;

@@ -91,7 +91,9 @@ tess_err tess_h5_create(tess_sim_t sim, const char *path, char **tmp, hid_t *fil
                         tess_h5_status *s);
 /* Collective: closes the file (when open); with s->err == TESS_OK rank 0 then fsyncs it and
  * renames it to `path`, otherwise (or when that fails) removes it. Frees tmp. Returns the
- * agreed outcome. */
+ * agreed outcome. A file of several ranks that failed to be written (an I/O error), or whose
+ * flush or close failed on a rank, cannot be closed collectively: the job is aborted instead,
+ * after the message and the removal of the .tmp (h5util.c, abandon). */
 tess_err tess_h5_finish(tess_sim_t sim, const char *path, char *tmp, hid_t file, tess_h5_status *s);
 
 #endif
