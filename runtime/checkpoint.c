@@ -1,7 +1,8 @@
 /* checkpoint.c — the full state of a simulation in one HDF5 file, and restart from it.
  *
- *     /                 attrs tessera_checkpoint = 1 (format version), grid = [nx ny nz],
- *     │                       spacing = [hx hy hz], step (int64), time, app_state, config
+ *     /                 attrs tessera_checkpoint = 2 (format version), grid = [nx ny nz],
+ *     │                       spacing = [hx hy hz], step (int64), time, app_state, config,
+ *     │                       header_checksum (uint64)
  *     └── fields
  *         └── <field>   float64 [nz][ny][nx] (1 component) or [nz][ny][nx][nc],
  *                       attr checksum (uint64)
@@ -23,6 +24,12 @@
  * order of the terms, so every rank sums its block and MPI adds the partial sums; the index in
  * the mix catches values moved to the wrong place, and any change of a value changes its term.
  *
+ * HDF5's checksums are rewritten by whoever edits the file, so the header has ours too: the
+ * same mix over the version, grid, spacing, step, time and both strings (header_hash). An edited
+ * step (which would restart "at step 5" from the state of step 4) is refused, as are a negative
+ * step and a time that is not a finite number >= 0. Version 1 files (before the header
+ * checksum) are still read, with the range checks only.
+ *
  * Reading: rank 0 first opens the file alone and checks its structure against the simulation
  * (format, grid, spacing, fields); only when all is well do the ranks open it together, so no
  * rank waits in a collective call on a damaged file. The fields are read into host buffers and
@@ -30,6 +37,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +48,8 @@
 #include "h5util.h"
 #include "tessera_io.h"
 
-#define TESS_CKPT_VERSION 1
+#define TESS_CKPT_VERSION 2
+#define TESS_CKPT_OLDEST  1 /* without header_checksum */
 
 static inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -65,12 +74,37 @@ static uint64_t block_checksum(tess_sim_t sim, const tess_h5_block *b, int nc, c
   return sum;
 }
 
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  h = mix64(h ^ mix64(n + 0x9e3779b97f4a7c15ull));
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w = 0;
+    memcpy(&w, c + i, n - i < 8 ? n - i : 8);
+    h = mix64(h ^ w) + i;
+  }
+  return h;
+}
+
+/* The header's checksum: every attribute but itself, in a fixed order. */
+static uint64_t header_hash(int version, const int grid[3], const double h3[3], long long step,
+                            double time, const char *app_state, const char *config) {
+  uint64_t h = hash_bytes(0, &version, sizeof version);
+  h = hash_bytes(h, grid, 3 * sizeof *grid);
+  h = hash_bytes(h, h3, 3 * sizeof *h3);
+  h = hash_bytes(h, &step, sizeof step);
+  h = hash_bytes(h, &time, sizeof time);
+  h = hash_bytes(h, app_state, strlen(app_state));
+  return hash_bytes(h, config, strlen(config));
+}
+
 /* ---- write ----------------------------------------------------------------------------------- */
 
 static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const char *config) {
   const int version = TESS_CKPT_VERSION;
   const long long step = sim->step;
+  const uint64_t sum = header_hash(version, sim->n, sim->h, step, sim->time, app_state, config);
   return tess_h5_attr_write(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version) ||
+         tess_h5_attr_write(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
          tess_h5_attr_write(file, "grid", H5T_NATIVE_INT, 3, sim->n) ||
          tess_h5_attr_write(file, "spacing", H5T_NATIVE_DOUBLE, 3, sim->h) ||
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
@@ -225,9 +259,9 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     REFUSE("'%s' is not a Tessera checkpoint (no attribute 'tessera_checkpoint')", path);
   if (tessera < 0 || tess_h5_attr_read(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version))
     REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
-  if (version != TESS_CKPT_VERSION)
-    REFUSE("checkpoint '%s' has format version %d, this build reads version %d", path, version,
-           TESS_CKPT_VERSION);
+  if (version < TESS_CKPT_OLDEST || version > TESS_CKPT_VERSION)
+    REFUSE("checkpoint '%s' has format version %d, this build reads versions %d to %d", path,
+           version, TESS_CKPT_OLDEST, TESS_CKPT_VERSION);
   if (tess_h5_attr_read(file, "grid", H5T_NATIVE_INT, 3, grid) ||
       tess_h5_attr_read(file, "spacing", H5T_NATIVE_DOUBLE, 3, h3) ||
       tess_h5_attr_read(file, "step", H5T_NATIVE_LLONG, 1, &h->step) ||
@@ -236,6 +270,16 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
       !(h->config = tess_h5_attr_read_str(file, "config")))
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
+  uint64_t sum;
+  if (version >= 2 &&
+      (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
+       sum != header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config)))
+    REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
+           "%lld, time %.17g)",
+           path, h->step, h->time);
+  if (h->step < 0) REFUSE("checkpoint '%s' is at step %lld (allowed: >= 0)", path, h->step);
+  if (!(h->time >= 0) || !isfinite(h->time))
+    REFUSE("checkpoint '%s' is at time %g (allowed: a finite number >= 0)", path, h->time);
   if (memcmp(grid, sim->n, sizeof grid))
     REFUSE("checkpoint '%s' has grid %dx%dx%d, this run %dx%dx%d", path, grid[0], grid[1], grid[2],
            sim->n[0], sim->n[1], sim->n[2]);

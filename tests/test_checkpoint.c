@@ -278,6 +278,19 @@ static void write_damaged(const char *path, const char *good, long size, long cu
   free(copy);
 }
 
+/* DIR/NAME: a copy of the good file with root attribute `attr` overwritten (HDF5 recomputes its
+ * own checksums, as any editor does). 0 or -1. */
+static int edited(const char *dir, const char *name, const char *good, long size, const char *attr,
+                  hid_t type, const void *value) {
+  write_damaged(joined(dir, name), good, size, -1, -1);
+  const hid_t f = H5Fopen(joined(dir, name), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t a = f < 0 ? -1 : H5Aopen(f, attr, H5P_DEFAULT);
+  const int bad = a < 0 || H5Awrite(a, type, value) < 0;
+  if (a >= 0) H5Aclose(a);
+  if (f >= 0) H5Fclose(f);
+  return bad ? -1 : 0;
+}
+
 static int do_damage(const char *dir) {
   const char *ck = joined(dir, "ck_00000003.h5");
   long size;
@@ -299,13 +312,25 @@ static int do_damage(const char *dir) {
   write_damaged(joined(dir, "flip_data_u.h5"), good, size, -1, l.data[0][0] + 1000);
   write_damaged(joined(dir, "flip_data_v.h5"), good, size, -1, l.data[2][0] + l.data[2][1] - 3);
   save(joined(dir, "not_hdf5.h5"), "hello, this is not a checkpoint\n", 32);
-  /* a newer format version, and an HDF5 file that is not a checkpoint */
-  write_damaged(joined(dir, "version.h5"), good, size, -1, -1);
-  const hid_t f = H5Fopen(joined(dir, "version.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
-  const hid_t a = H5Aopen(f, "tessera_checkpoint", H5P_DEFAULT);
-  const int v2 = 2;
-  const int bad = a < 0 || H5Awrite(a, H5T_NATIVE_INT, &v2) < 0;
+  /* a newer format version; header values edited as a user would (HDF5 rewrites its own
+   * checksums): step 3 -> 4, step -7, time NaN, dt 1024 in the app state */
+  const int v3 = 3;
+  const long long step4 = 4, step_neg = -7;
+  const double nan = NAN;
+  int bad = edited(dir, "version.h5", good, size, "tessera_checkpoint", H5T_NATIVE_INT, &v3) ||
+            edited(dir, "step_edited.h5", good, size, "step", H5T_NATIVE_LLONG, &step4) ||
+            edited(dir, "step_negative.h5", good, size, "step", H5T_NATIVE_LLONG, &step_neg) ||
+            edited(dir, "time_nan.h5", good, size, "time", H5T_NATIVE_DOUBLE, &nan);
+  write_damaged(joined(dir, "dt_edited.h5"), good, size, -1, -1);
+  const hid_t f = H5Fopen(joined(dir, "dt_edited.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+  bad |= f < 0 || H5Adelete(f, "app_state") < 0;
+  const hid_t ty = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+  H5Tset_size(ty, 10);
+  const hid_t a = H5Acreate2(f, "app_state", ty, sp, H5P_DEFAULT, H5P_DEFAULT);
+  bad |= a < 0 || H5Awrite(a, ty, "dt=0x1p10") < 0;
   H5Aclose(a);
+  H5Sclose(sp);
+  H5Tclose(ty);
   H5Fclose(f);
   const hid_t g = H5Fcreate(joined(dir, "foreign.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5Fclose(g);

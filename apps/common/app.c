@@ -312,6 +312,12 @@ static int restart(run_state *r) {
     return -1;
   }
   tess_ckpt_info_free(&info);
+  if (!(r->dt > 0) || !isfinite(r->dt)) {
+    if (r->app->root)
+      fprintf(stderr, "%s: checkpoint '%s' holds the time step %g (allowed: a finite number > 0)\n",
+              r->app->prog, path, r->dt);
+    return -1;
+  }
   if (tess_sim_step(r->sim) > s->steps) {
     if (r->app->root)
       fprintf(stderr, "%s: checkpoint '%s' is at step %ld, past run.steps = %ld\n", r->app->prog,
