@@ -181,6 +181,19 @@ static int in_choices(const char *choices, const char *s) {
   }
 }
 
+/* A number as users write it: decimal digits, an optional point and exponent. strtod and
+ * strtol accept more (hexadecimal for reals only, "inf", "nan"): one rule for every type. */
+static int decimal(const char *p, const char **why) {
+  for (const char *c = p; *c; c++)
+    if (!isdigit((unsigned char)*c) && !strchr("+-.eE", *c)) {
+      const char *d = p + (*p == '+' || *p == '-');
+      *why =
+          d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? "numbers are decimal: 16, not 0x10" : NULL;
+      return 0;
+    }
+  return 1;
+}
+
 /* 0: valid (numbers in *v); 1: malformed (*why says how, or NULL: see describe); 2: out of
  * range. Strings are checked only: they are copied from s when stored. */
 static int parse_value(const tess_opt *o, const char *s, parsed *v, const char **why) {
@@ -209,6 +222,7 @@ static int parse_value(const tess_opt *o, const char *s, parsed *v, const char *
     if (comma) *comma = 0;
     p = trim(p);
     errno = 0;
+    if (!decimal(p, why)) return 1;
     if (is_int_type(o->type)) {
       long x = strtol(p, &end, 10), lo, hi;
       if (end == p || *end) return 1;
@@ -222,6 +236,10 @@ static int parse_value(const tess_opt *o, const char *s, parsed *v, const char *
     } else {
       const double x = strtod(p, &end);
       if (end == p || *end || !isfinite(x)) return 1;
+      if (errno == ERANGE && x == 0) { /* underflow: 1e-400 would silently mean 0 */
+        *why = "too small for a double: it would be 0 (the smallest is 4.9e-324)";
+        return 1;
+      }
       out |= !in_range(o, x);
       v->d[k] = x;
     }
@@ -389,6 +407,7 @@ typedef struct {
   FILE *f;          /* or a file */
   int line, bad;    /* lines handed to libinih; the line of the first error we found, or 0 */
   int read_errno;
+  int *seen; /* per entry: the line that set it in this source, or 0 */
 } source;
 
 /* After an error: libinih gets an empty line, then the end of the input. */
@@ -430,7 +449,8 @@ static char *read_line(char *buf, int num, void *stream) {
     c = s->f ? getc(s->f) : *s->text ? (unsigned char)*s->text++ : EOF;
     if (c == EOF || c == '\n') break;
     any = 1;
-    comment |= c == '#' || c == ';';
+    /* a comment starts a line or follows a blank: "0.04;0873" is a malformed value, not 0.04 */
+    comment |= (c == '#' || c == ';') && (n == 0 || isspace((unsigned char)buf[n - 1]));
     if (comment || (n == 0 && isspace(c))) continue;
     nul |= c == 0;
     if (n < num - 2)
@@ -458,14 +478,30 @@ static int on_key(void *user, const char *section, const char *name, const char 
   char where[512];
   snprintf(where, sizeof where, "%s:%d", s->name, s->line);
   entry *e = *section ? find_in(s->cfg, section, strlen(section), name) : NULL;
-  const tess_err rc =
-      e ? set_value(s->cfg, e, value, where, where) : unknown(s->cfg, where, section, name);
+  int *first = e && s->seen ? &s->seen[e - s->cfg->e] : NULL;
+  char q[QUOTE];
+  tess_err rc;
+  if (first && *first)
+    rc = fail(s->cfg, TESS_ERR_ARG, "%s: %s is set twice in this file (first on line %d)", where,
+              e->o.key, *first);
+  else if (e && (strstr(value, " =") || strstr(value, "= ")))
+    rc = fail(s->cfg, TESS_ERR_ARG,
+              "%s: value '%s' for %s holds ' = ' (one key = value per line; a value may hold '=' "
+              "only without blanks around it)",
+              where, quote(value, q), e->o.key);
+  else
+    rc = e ? set_value(s->cfg, e, value, where, where) : unknown(s->cfg, where, section, name);
+  if (first && !rc) *first = s->line;
   if (rc) s->bad = s->line;
   return rc == TESS_OK;
 }
 
 static tess_err parse_source(source *s) {
+  s->seen = calloc(s->cfg->n ? s->cfg->n : 1, sizeof *s->seen);
+  if (!s->seen) return fail(s->cfg, TESS_ERR_MEM, "%s: out of memory", s->name);
   const int r = ini_parse_stream(read_line, s, on_key, s);
+  free(s->seen);
+  s->seen = NULL;
   if (s->read_errno)
     return fail(s->cfg, TESS_ERR_IO, "cannot read config file '%s': %s", s->name,
                 strerror(s->read_errno));
@@ -639,17 +675,19 @@ static void usage_entry(const entry *e, FILE *f, int first) {
 
 void tess_config_usage(tess_config_t cfg, FILE *f) {
   if (!cfg || !f) return;
-  fprintf(f,
-          "usage: %s [--config FILE]... [--set SECTION.KEY=VALUE]... [options]\n"
-          "  --config FILE            read an INI file: [section] lines, then key = value lines;\n"
-          "                           '#' and ';' start comments (later files win)\n"
-          "  --set SECTION.KEY=VALUE  set any key below\n"
-          "  --print-config           print the effective configuration and exit\n"
-          "  -h, --help               print this help and exit\n"
-          "Every key can also be set in the environment as TESSERA_<SECTION>_<KEY>.\n"
-          "Precedence: defaults < environment < --config files < the other options, in order.\n"
-          "Keys by section (key = default   --flag):\n",
-          cfg->prog);
+  fprintf(
+      f,
+      "usage: %s [--config FILE]... [--set SECTION.KEY=VALUE]... [options]\n"
+      "  --config FILE            read an INI file: [section] lines, then key = value lines;\n"
+      "                           '#' and ';' start comments at a line's start or after a blank\n"
+      "                           (later files win; a key once per file)\n"
+      "  --set SECTION.KEY=VALUE  set any key below\n"
+      "  --print-config           print the effective configuration and exit\n"
+      "  -h, --help               print this help and exit\n"
+      "Every key can also be set in the environment as TESSERA_<SECTION>_<KEY>.\n"
+      "Precedence: defaults < environment < --config files < the other options, in order.\n"
+      "Keys by section (key = default   --flag):\n",
+      cfg->prog);
   by_section(cfg, f, usage_entry);
 }
 

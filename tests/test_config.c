@@ -223,11 +223,17 @@ static void test_messages(void) {
 }
 
 static void test_values(void) {
-  /* comments: '#' and ';' anywhere; indented lines are not continuations; last key wins */
-  CHECK(text("[physics] # the physics\n  nu = 0.25 # viscosity\n  cs0 = 2;c\n") == TESS_OK);
+  /* comments: '#' and ';' at a line's start or after a blank; indented lines are not
+   * continuations; a key once per file */
+  CHECK(text("[physics] # the physics\n  nu = 0.25 # viscosity\n  cs0 = 2 ;c\n;x\n") == TESS_OK);
   CHECK(v.nu == 0.25 && v.cs0 == 2);
-  CHECK(text("\xef\xbb\xbf[run]\r\nsteps = 3\r\nsteps: 4\r\n[io]\nout =\n") == TESS_OK);
+  EXPECT(text("[physics]\ncs0 = 2;c\n"), "run.ini:2: malformed value '2;c' for physics.cs0");
+  CHECK(text("\xef\xbb\xbf[run]\r\nsteps: 4\r\n[io]\nout =\n") == TESS_OK);
   CHECK(v.steps == 4 && v.out[0] == 0);
+  EXPECT(text("[run]\nsteps = 3\n\nsteps: 4\n"),
+         "run.ini:4: run.steps is set twice in this file (first on line 2)");
+  EXPECT(text("[io]\nout = a = b\n"), "run.ini:2: value 'a = b' for io.out holds ' = '");
+  CHECK(text("[io]\nout = a=b\n") == TESS_OK && !strcmp(v.out, "a=b"));
   CHECK(text("") == TESS_OK && v.steps == 100);
   /* bools */
   const char *yes[] = {"true", "YES", "on", "1"}, *no[] = {"False", "no", "OFF", "0"};
@@ -273,6 +279,10 @@ static void test_values(void) {
     EXPECT(run(ARGS("--set", a)), "malformed value");
   }
   CHECK(run(ARGS("--set", "physics.nu=-1e-310")) == TESS_OK && v.nu == -1e-310);
+  /* one rule for numbers: decimal, and nothing that silently becomes 0 */
+  EXPECT(run(ARGS("--set", "physics.nu=0x10")), "numbers are decimal: 16, not 0x10");
+  EXPECT(run(ARGS("--steps", "0x10")), "numbers are decimal: 16, not 0x10");
+  EXPECT(run(ARGS("--set", "physics.nu=1e-400")), "too small for a double: it would be 0");
   CHECK(run(ARGS("--cs0", "1e-300")) == TESS_OK && v.cs0 == 1e-300);
   /* strings: fit, no comment characters, no control characters */
   CHECK(run(ARGS("--out", "  a b=c:d  ")) == TESS_OK && !strcmp(v.out, "a b=c:d"));
