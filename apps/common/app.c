@@ -134,12 +134,22 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   if (app->root && writes) ok = tess_cli_output_dir(app->prog, s->dir) == 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!ok) return 1;
+  app->writes = writes;
   if (app->root) {
     printf("%s: effective configuration\n", app->prog);
     tess_config_write(app->cfg, stdout);
+  }
+  return 0;
+}
+
+/* <output.dir>/<app>.ini, after the loop checked what only it can (the snapshot variables):
+ * no file is written for a run that is refused. Collective; 0 or 1 after a message. */
+static int save_ini(tess_app *app) {
+  int ok = 1;
+  if (app->root && app->writes) {
     char path[TESS_APP_PATH + 64];
-    snprintf(path, sizeof path, "%s/%s.ini", s->dir, app->prog);
-    if (writes && tess_config_save(app->cfg, path)) {
+    snprintf(path, sizeof path, "%s/%s.ini", app->s.dir, app->prog);
+    if (tess_config_save(app->cfg, path)) {
       fprintf(stderr, "%s: %s\n", app->prog, tess_config_error(app->cfg));
       ok = 0;
     }
@@ -218,6 +228,16 @@ static int select_vars(run_state *r) {
       return -1;
     }
     r->sel[r->nsel++] = found;
+  }
+  if (r->nsel == 0) {
+    if (r->app->root) {
+      fprintf(stderr, "%s: output.snapshot_vars is empty (allowed: all, or a list of",
+              r->app->prog);
+      for (int i = 0; i < l->nvars; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", l->vars[i].name);
+      fprintf(stderr, ")\n");
+    }
+    return -1;
   }
   return 0;
 }
@@ -368,7 +388,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   run_state r = {.app = app, .sim = sim, .loop = loop, .dt = loop->dt};
   int err = 1;
   double *chunk_ms = NULL;
-  if (select_vars(&r)) return 1;
+  if (select_vars(&r) || save_ini(app)) return 1;
   if (!(r.config = tess_config_to_string(app->cfg))) return 1;
   if (s->restart[0] && restart(&r)) goto done;
   const long start = tess_sim_step(sim);

@@ -57,7 +57,8 @@ typedef struct {
   tess_mode mode;
   tess_device device;
   tess_precision precision;
-  int root; /* rank 0 */
+  int root;   /* rank 0 */
+  int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
 } tess_app;
 
 /* What an app gives the loop. Callbacks are collective (every rank calls them at the same
