@@ -6,6 +6,7 @@
 #include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decomp.h"
 #include "error.h"
@@ -297,6 +298,51 @@ static tess_err place_tiles(tess_sim_t sim) {
   return TESS_OK;
 }
 
+/* Before allocating: the bytes each memory node of this rank must hold (every field of every
+ * tile living there), against what the node has: the machine's RAM for main memory (shared by
+ * the ranks of a node), the GPU's memory as StarPU measured it. A request past either, or past
+ * what a size_t can count, is refused with the numbers, not left to fail in malloc. */
+static tess_err check_memory(tess_sim_t sim) {
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  char grid[64];
+  snprintf(grid, sizeof grid, "%dx%dx%d", sim->n[0], sim->n[1], sim->n[2]);
+  for (int l = 0; l < sim->ntiles; l++) {
+    const unsigned node = sim->tile[l].node;
+    int first = 1, tiles = 0;
+    for (int k = 0; k < l; k++)
+      first &= sim->tile[k].node != node;
+    if (!first) continue;
+    long double need = 0;
+    for (int k = 0; k < sim->ntiles; k++) {
+      if (sim->tile[k].node != node) continue;
+      tiles++;
+      for (int f = 0; f < sim->nfields; f++)
+        need += (long double)sim->dim[0] * sim->dim[1] * sim->dim[2] * sim->field[f].nc *
+                (long double)sim->esize;
+    }
+    long double have = -1;
+    if (node == STARPU_MAIN_RAM) {
+      const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+      if (pages > 0 && page > 0) have = (long double)pages * page;
+    } else {
+      const starpu_ssize_t total = starpu_memory_get_total(node);
+      if (total > 0) have = (long double)total;
+    }
+    const char *where = node == STARPU_MAIN_RAM ? "main memory" : "its GPU";
+    TESS_CHECK(need < (long double)SIZE_MAX / 2, TESS_ERR_MEM,
+               "grid %s needs %.3Lg GiB on %s of rank %d (%d tile(s) of %dx%dx%d padded cells, %d "
+               "field(s)): more than can be addressed",
+               grid, need / gib, where, sim->rank, tiles, sim->dim[0], sim->dim[1], sim->dim[2],
+               sim->nfields);
+    TESS_CHECK(have < 0 || need <= have, TESS_ERR_MEM,
+               "grid %s needs %.1Lf GiB on %s of rank %d (%d tile(s) of %dx%dx%d padded cells, "
+               "%d field(s), %zu bytes per value); it has %.1Lf GiB",
+               grid, need / gib, where, sim->rank, tiles, sim->dim[0], sim->dim[1], sim->dim[2],
+               sim->nfields, sim->esize, have / gib);
+  }
+  return TESS_OK;
+}
+
 static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc) {
   tess_storage *st = &t->slot[slot];
   const size_t bytes = tess_sim_storage_bytes(sim, nc);
@@ -368,6 +414,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
     TESS_CALL(tess_op_init_codelet(sim, op, i));
   }
   TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
+  TESS_CALL(check_memory(sim));
   for (int l = 0; l < sim->ntiles; l++)
     for (int f = 0; f < sim->nfields; f++)
       TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));

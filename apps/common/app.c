@@ -132,6 +132,7 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   writes |= s->snapshot_every > 0 || s->checkpoint_every > 0;
   int ok = 1;
   if (app->root && writes) ok = tess_cli_output_dir(app->prog, s->dir) == 0;
+  if (app->root && ok && s->dump[0]) ok = tess_cli_dump_check(app->prog, s->dump) == 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!ok) return 1;
   app->writes = writes;

@@ -17,10 +17,28 @@ int tess_cli_write_raw(const char *prog, const char *path, const double *v, size
   }
   const int ok = fwrite(v, sizeof(double), count, f) == count;
   if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
-    fprintf(stderr, "%s: cannot write '%s'\n", prog, path);
+    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, strerror(errno));
     remove(tmp);
     return -1;
   }
+  return 0;
+}
+
+int tess_cli_dump_check(const char *prog, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "%s: output.dump '%s' is a directory (give a file name)\n", prog, path);
+    return -1;
+  }
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    fprintf(stderr, "%s: output.dump: cannot write '%s': %s\n", prog, tmp, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(tmp);
   return 0;
 }
 

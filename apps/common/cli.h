@@ -7,6 +7,9 @@
 
 /* Writes count float64 values to path via "<path>.tmp" + rename(2); 0 or -1 with a message. */
 int tess_cli_write_raw(const char *prog, const char *path, const double *v, size_t count);
+/* Before a run: can a dump be written to path (not a directory; its .tmp can be created, and is
+ * removed again)? 0 or -1 with a message naming the path and the reason. */
+int tess_cli_dump_check(const char *prog, const char *path);
 /* Creates directory `dir` if needed and checks it is writable by creating and removing a probe
  * file; 0 or -1 with a message naming the directory and the reason. */
 int tess_cli_output_dir(const char *prog, const char *dir);

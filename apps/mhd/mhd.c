@@ -255,16 +255,10 @@ static int run(tess_app *app, mhd_opts *o) {
   tess_mhd_ic_kind ick;
   if (tess_mhd_ic_parse(o->ic, &ick)) return 1;
   const int *n = app->s.n;
-  const size_t cells = (size_t)n[0] * n[1] * n[2];
+  const size_t cells = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
   mhd_run m = {.o = o, .root = app->root, .gathered = -1, .dt = o->dt};
   tess_sim_t sim = NULL;
   int out, err = 1;
-  for (int c = 0; m.root && c < TESS_MHD_NC; c++)
-    if (!(m.f[c] = malloc(cells * sizeof(double)))) {
-      fprintf(stderr, PROG ": cannot allocate %zu bytes for diagnostics on rank 0\n",
-              cells * sizeof(double) * TESS_MHD_NC);
-      goto done;
-    }
   tess_mhd_ic ic = tess_mhd_ic_default(ick, n, o->h, &o->p);
   ic.seed = (unsigned long)o->seed, ic.amp = o->ic_opts.amp, ic.mode = o->ic_opts.mode;
   ic.lnrho_bg = o->ic_opts.lnrho_bg, ic.ss_bg = o->ic_opts.ss_bg;
@@ -279,7 +273,16 @@ static int run(tess_app *app, mhd_opts *o) {
   tess_mhd_params p = o->p;
   p.dt = 0; /* the kernel takes tess_sim_run's dt: fixed or CFL-limited */
   CALL(tess_mhd_add_rk3(sim, m.state, out, &p));
-  CALL(tess_sim_setup(sim));
+  CALL(tess_sim_setup(sim)); /* refuses a grid the ranks' memory cannot hold, with numbers */
+  /* the diagnostics gather every component to rank 0 */
+  int ok = 1;
+  for (int c = 0; m.root && ok && c < TESS_MHD_NC; c++)
+    ok = (m.f[c] = malloc(cells * sizeof(double))) != NULL;
+  if (!ok)
+    fprintf(stderr, PROG ": the diagnostics gather the grid on rank 0: cannot allocate %.1f GiB\n",
+            (double)cells * sizeof(double) * TESS_MHD_NC / (1024.0 * 1024.0 * 1024.0));
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ok) goto done;
   tess_sim_describe(sim);
   if (!app->s.restart[0]) CALL(tess_mhd_fill(sim, m.state, &ic));
   if (m.root)
