@@ -2,8 +2,9 @@
  *
  * The loop, one chunk of at most 10 steps at a time:
  *
- *   step s: finite check? -> progress line? -> snapshot? -> checkpoint? -> (s == steps: done)
- *           new dt? -> tess_sim_run(chunk) -> signal poll -> (signal: checkpoint, stop or go on)
+ *   step s: finite check? -> new dt? -> progress line? -> snapshot? -> checkpoint?
+ *           -> (s == steps: done) -> tess_sim_run(chunk) -> signal poll
+ *           -> (signal: checkpoint, stop or go on)
  *
  * Chunks end at every step where the settings want something, so all of it happens between
  * tess_sim_run calls, outside the timed region; only chunks after run.warmup are timed.
@@ -409,6 +410,19 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
       if (check_finite(&r, last_ok)) goto done;
       last_ok = step;
     }
+    /* the step for the next chunk, chosen before the outputs: progress lines show the dt in
+     * use (also the first one, and after a restart) and checkpoints store it */
+    if (!end && loop->choose_dt && step % (loop->dt_every > 0 ? loop->dt_every : 1) == 0 &&
+        loop->choose_dt(loop->ctx, sim, &r.dt))
+      goto done;
+    if (!end && !(r.dt > 0 && isfinite(r.dt))) { /* the same on every rank (chosen on root) */
+      if (app->root)
+        fprintf(stderr,
+                "%s: the time step at step %ld is %g (it must be a finite number > 0; a stability "
+                "limit that went to 0 means the fields are out of range)\n",
+                app->prog, step, r.dt);
+      goto done;
+    }
     if (line && loop->progress) {
       const double rate = wall > 0 ? (double)timed_steps / wall : 0;
       if (loop->progress(loop->ctx, sim, rate, rate > 0 ? (double)(s->steps - step) / rate : 0))
@@ -417,9 +431,6 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
     if (snap && write_snapshot(&r)) goto done;
     if (ckpt && write_checkpoint(&r, end ? "end of run" : "checkpoint.every")) goto done;
     if (end) break;
-    if (loop->choose_dt && step % (loop->dt_every > 0 ? loop->dt_every : 1) == 0 &&
-        loop->choose_dt(loop->ctx, sim, &r.dt))
-      goto done;
 
     int chunk = (int)(s->steps - step < CHUNK ? s->steps - step : CHUNK);
     const int stops[] = {s->every, s->snapshot_every, s->checkpoint_every, s->check_every,
