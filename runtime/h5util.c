@@ -181,6 +181,10 @@ hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int nc
   return d;
 }
 
+static int fail_writes_rank = -1; /* tess_io_debug_fail_writes */
+
+void tess_io_debug_fail_writes(int rank) { fail_writes_rank = rank; }
+
 int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf, int write) {
   const int rank = ncomp == 1 ? 3 : 4;
   const size_t plane = (size_t)b->n[0] * b->n[1] * (size_t)ncomp;
@@ -203,6 +207,12 @@ int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf,
     if (mspace >= 0) H5Sclose(mspace);
   }
   if (!ok) tess_h5_remember();
+  int me = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (ok && write && me == fail_writes_rank) { /* after the collective call: the others go on */
+    snprintf(last_reason, sizeof last_reason, "injected failure (tess_io_debug_fail_writes)");
+    ok = 0;
+  }
   if (dxpl >= 0) H5Pclose(dxpl);
   if (fspace >= 0) H5Sclose(fspace);
   return ok ? 0 : -1;

@@ -14,6 +14,8 @@
  *            one at a time, and cuts the file at every 53rd length and each of the last 64:
  *            each must be refused, the simulation must stay unchanged, and no HDF5 object may
  *            stay open.
+ *   inject   (several ranks) a checkpoint whose writes fail on the last rank only must end the
+ *            job (tests/CMakeLists.txt checks the exit, the message and the files left).
  *   atomic   failed writes leave no file (missing directory, destination a directory, and with
  *            --file SMALLDIR a file system too small for the file); latest and rotate pick and
  *            keep the newest by step.
@@ -472,6 +474,23 @@ static int do_atomic(const opts *o, const char *dir) {
   return fail;
 }
 
+/* ---- a write that fails on the last rank only -------------------------------------------- */
+
+/* DIR/good.h5, then DIR/bad.h5 with every collective write of the last rank failing: the job
+ * must end inside that call (h5util.c aborts every rank). Returning from it is the failure. */
+static int do_inject(const opts *o, const char *dir) {
+  prog p;
+  if (build(o, &p) || tess_sim_run(p.sim, 1, DT)) tess_abort(1);
+  if (tess_sim_checkpoint_write(p.sim, joined(dir, "good.h5"), "dt=0x1p-3", "")) tess_abort(1);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tess_io_debug_fail_writes(size - 1);
+  const tess_err e = tess_sim_checkpoint_write(p.sim, joined(dir, "bad.h5"), "dt=0x1p-3", "");
+  if (tess_rank() == 0)
+    printf("FAIL: the failed write returned (%s) instead of ending the job\n", tess_err_name(e));
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_checkpoint write|restart|damage|sweep|atomic DIR [options]\n");
@@ -502,6 +521,8 @@ int main(int argc, char **argv) {
     rc = do_sweep(&o, dir);
   else if (!strcmp(mode, "atomic"))
     rc = do_atomic(&o, dir);
+  else if (!strcmp(mode, "inject"))
+    rc = do_inject(&o, dir);
   tess_finalize();
   return rc;
 }

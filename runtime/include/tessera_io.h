@@ -86,6 +86,11 @@ tess_err tess_checkpoint_path(const char *dir, const char *prefix, long step, ch
 tess_err tess_checkpoint_latest(const char *dir, const char *prefix, char *path, size_t len);
 tess_err tess_checkpoint_rotate(const char *dir, const char *prefix, int keep);
 
+/* Test hook: from now on every collective block write of a snapshot or checkpoint on MPI rank
+ * `rank` (of MPI_COMM_WORLD) reports a failure after taking part in the collective call, as a
+ * full disk on that rank would; -1 turns it off. */
+void tess_io_debug_fail_writes(int rank);
+
 #ifdef __cplusplus
 }
 #endif
