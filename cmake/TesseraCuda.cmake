@@ -1,4 +1,6 @@
-# Decides TESS_HAVE_CUDA: nvcc present, TESS_ENABLE_CUDA on, and StarPU built with CUDA.
+# Decides TESS_HAVE_CUDA: nvcc present, TESS_ENABLE_CUDA on, and StarPU built with CUDA. With
+# TESS_ENABLE_CUDA=OFF the build is CPU-only even on a StarPU with CUDA (no CUDA worker starts:
+# runtime/init.c); the runtime's GPU paths are under TESS_HAVE_CUDA, not STARPU_USE_CUDA.
 set(TESS_HAVE_CUDA OFF)
 find_file(TESS_STARPU_CONFIG starpu_config.h PATHS ${STARPU_INCLUDE_DIRS} NO_DEFAULT_PATH)
 set(_starpu_cuda OFF)
@@ -8,17 +10,18 @@ if(TESS_STARPU_CONFIG)
     set(_starpu_cuda ON)
   endif()
 endif()
-if(TESS_ENABLE_CUDA OR _starpu_cuda)
+if(TESS_ENABLE_CUDA AND _starpu_cuda)
   include(CheckLanguage)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
   endif()
   check_language(CUDA)
 endif()
-if(_starpu_cuda AND NOT CMAKE_CUDA_COMPILER)
-  message(FATAL_ERROR "StarPU was built with CUDA but nvcc was not found; install CUDA or use a CPU-only StarPU")
+if(TESS_ENABLE_CUDA AND _starpu_cuda AND NOT CMAKE_CUDA_COMPILER)
+  message(FATAL_ERROR "StarPU was built with CUDA but nvcc was not found; install CUDA, use a "
+                      "CPU-only StarPU, or configure with -DTESS_ENABLE_CUDA=OFF")
 endif()
-if(_starpu_cuda AND CMAKE_CUDA_COMPILER)
+if(TESS_ENABLE_CUDA AND _starpu_cuda AND CMAKE_CUDA_COMPILER)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     set(CMAKE_CUDA_ARCHITECTURES ${TESS_CUDA_ARCH})
   endif()

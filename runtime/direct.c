@@ -51,7 +51,7 @@ static struct {
  * first GPU message; a poster borrows its tile's device (and gives the thread's own back). */
 static int use_device(int dev) {
   int old = -1;
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
   /* always set: a thread that never touched CUDA reports device 0 but has no context yet */
   if (dev >= 0 && cudaGetDevice(&old) == cudaSuccess) cudaSetDevice(dev);
 #else

@@ -171,7 +171,14 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (opts->ncpu > 0) conf.ncpus = opts->ncpu;
+#ifdef TESS_HAVE_CUDA
   conf.ncuda = opts->device == TESS_DEVICE_CPU ? 0 : opts->ncuda;
+#else /* built without CUDA kernels (TESS_ENABLE_CUDA=OFF): no GPU worker, whatever StarPU has */
+  TESS_CHECK(opts->device != TESS_DEVICE_CUDA, TESS_ERR_ARG,
+             "device 'cuda' was requested, but Tessera was built without CUDA kernels "
+             "(TESS_ENABLE_CUDA=OFF or no nvcc): use device 'cpu' or 'auto'");
+  conf.ncuda = 0;
+#endif
   conf.nopencl = 0;
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)",

@@ -38,7 +38,7 @@ typedef struct {
   void *ctx;
 } acquire_ctx;
 
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
 /* A GPU tile's owned cells, visited through host slabs of at most 256 MB: planes copied down
  * (R) with cudaMemcpy2D, handed to fn, copied back up (W). Never a host copy of the whole tile,
  * which for a 512^3 MHD tile (8.9 GB) would mean a pinned allocation of that size and a second
@@ -98,7 +98,7 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
     for (int c = 0; c < t->plan->nclass; c++)
       TESS_STARPU_CALL(starpu_data_acquire_on_node(st->own[c], (int)t->node, mode));
     tess_err err = TESS_OK;
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
     if (t->node != STARPU_MAIN_RAM)
       err = visit_staged(sim, t, st, f->nc, &a);
     else

@@ -71,7 +71,7 @@ static void moves_cpu_func(void *buffers[], void *cl_arg) {
   tess_moves_cpu(cl_arg, moves_buffer(buffers, cl_arg));
 }
 
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
 static void moves_cuda_func(void *buffers[], void *cl_arg) {
   tess_moves_cuda(cl_arg, moves_buffer(buffers, cl_arg), starpu_cuda_get_local_stream());
 }
@@ -94,7 +94,7 @@ MOVES_MODEL(pack_model, "tess_pack");
 MOVES_MODEL(unpack_model, "tess_unpack");
 MOVES_MODEL(fill_model, "tess_fill");
 
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
 #define MOVES_CUDA .cuda_funcs = {moves_cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
 #else
 #define MOVES_CUDA

@@ -23,7 +23,7 @@
 #ifndef TESS_PACK_H
 #define TESS_PACK_H
 
-#include <starpu.h> /* struct starpu_codelet, STARPU_USE_CUDA, cudaStream_t */
+#include <starpu.h> /* struct starpu_codelet, cudaStream_t (TESS_HAVE_CUDA: CUDA kernels built) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,7 +60,7 @@ size_t tess_move_count(const tess_move *m);
 
 /* Synchronous, on the calling thread; buf: the buffer the NULL sides refer to. */
 void tess_moves_cpu(const tess_moves *l, void *buf);
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */
 void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s);

@@ -88,7 +88,7 @@ static void stage_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
   (void)buffers;
   stage_arg *a = stage_check(cl_arg);
@@ -161,7 +161,7 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
     starpu_codelet_init(cl);
     cl->cpu_funcs[0] = stage_cpu;
     cl->where = STARPU_CPU;
-#ifdef STARPU_USE_CUDA
+#ifdef TESS_HAVE_CUDA
     if (k->cuda) {
       cl->cuda_funcs[0] = stage_cuda;
       cl->cuda_flags[0] = STARPU_CUDA_ASYNC;

@@ -72,7 +72,7 @@ else
 fi
 log "configuring: ${cfg[*]}"
 ./configure "${cfg[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; exit 1; }
-grep -E "CUDA enabled|MPI enabled|FxT trace enabled" "$work/configure.log" >&2 || true
+grep -E "CUDA +enabled|MPI +enabled|FxT trace +enabled" "$work/configure.log" >&2 || true
 log "building (a few minutes)"
 make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
 rm -rf "$prefix"
