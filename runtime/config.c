@@ -536,6 +536,40 @@ tess_err tess_config_parse_string(tess_config_t cfg, const char *text, const cha
 
 enum { OPT_CONFIG = 0x100, OPT_SET, OPT_PRINT, OPT_FLAG };
 
+/* Edit distance (insertions, deletions, substitutions), capped at 9. */
+static int distance(const char *a, int na, const char *b) {
+  const int nb = (int)strlen(b);
+  if (na > 40 || nb > 40) return 9;
+  int d[41][41];
+  for (int i = 0; i <= na; i++)
+    d[i][0] = i;
+  for (int j = 0; j <= nb; j++)
+    d[0][j] = j;
+  for (int i = 1; i <= na; i++)
+    for (int j = 1; j <= nb; j++) {
+      int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      d[i][j] = v;
+    }
+  return d[na][nb] < 9 ? d[na][nb] : 9;
+}
+
+/* " (did you mean --steps?)" for the long option nearest to the unknown name (at most 2 edits,
+ * or a prefix of it), else "". */
+static const char *suggest(const struct option *lo, const char *name, int len, char *buf,
+                           size_t n) {
+  int best = 3, at = -1;
+  for (int k = 0; lo[k].name; k++) {
+    int dist = distance(name, len, lo[k].name);
+    if (len >= 3 && !strncmp(lo[k].name, name, (size_t)len)) dist = 1; /* --ste: --steps */
+    if (dist < best) best = dist, at = k;
+  }
+  if (at < 0) return "";
+  snprintf(buf, n, "; did you mean --%s?", lo[at].name);
+  return buf;
+}
+
 /* One pass over argv. Pass 0 checks it all and notes --help and --print-config; pass 1 reads
  * the --config files; pass 2 applies flags and --set. */
 static tess_err walk(tess_config_t cfg, int argc, char *const argv[], const struct option *lo,
@@ -563,9 +597,12 @@ static tess_err walk(tess_config_t cfg, int argc, char *const argv[], const stru
       /* getopt_long takes unambiguous abbreviations; we do not (they break when options are
        * added). */
       if (c == '?' || (li >= 0 && (strncmp(arg, "--", 2) || len != 2 + (int)strlen(lo[li].name) ||
-                                   strncmp(arg + 2, lo[li].name, strlen(lo[li].name)))))
-        return fail(cfg, TESS_ERR_ARG, "unknown option '%.*s' (see --help)",
-                    len < QUOTE - 8 ? len : QUOTE - 8, quote(arg, q));
+                                   strncmp(arg + 2, lo[li].name, strlen(lo[li].name))))) {
+        char hint[96] = "";
+        if (!strncmp(arg, "--", 2)) suggest(lo, arg + 2, len - 2, hint, sizeof hint);
+        return fail(cfg, TESS_ERR_ARG, "unknown option '%.*s' (see --help%s)",
+                    len < QUOTE - 8 ? len : QUOTE - 8, quote(arg, q), hint);
+      }
       *help |= c == 'h';
       *print |= c == OPT_PRINT;
     } else if (pass == 1 && c == OPT_CONFIG) {

@@ -184,7 +184,10 @@ static void test_messages(void) {
          "--steps: malformed value 'ten' for run.steps (expected an integer in [0, 2147483647])");
   EXPECT(run(ARGS("--bogus")), "unknown option '--bogus' (see --help)");
   EXPECT(run(ARGS("--bogus=3")), "unknown option '--bogus' (see --help)");
-  EXPECT(run(ARGS("--ste", "5")), "unknown option '--ste' (see --help)"); /* no abbreviations */
+  EXPECT(run(ARGS("--ste", "5")), /* no abbreviations, but a hint */
+         "unknown option '--ste' (see --help; did you mean --steps?)");
+  EXPECT(run(ARGS("--step", "5")), "unknown option '--step' (see --help; did you mean --steps?)");
+  EXPECT(run(ARGS("--sett", "a=b")), "(see --help; did you mean --set?)");
   EXPECT(run(ARGS("-x")), "unknown option '-x' (see --help)");
   EXPECT(run(ARGS("--steps")), "option '--steps' needs a value");
   EXPECT(run(ARGS("--help=1")), "option '--help' takes no value");
