@@ -689,6 +689,24 @@ static void write_entry(const entry *e, FILE *f, int first) {
     fprintf(f, " [default]\n");
 }
 
+void tess_config_summary(tess_config_t cfg, FILE *f) {
+  if (!cfg || !f) return;
+  int n = 0;
+  for (size_t i = 0; i < cfg->n; i++)
+    n += strcmp(cfg->e[i].from, "default") != 0;
+  fprintf(f, "%s: %d setting%s not at the default%s", cfg->prog, n, n == 1 ? "" : "s",
+          n ? ":" : "");
+  for (size_t i = 0, k = 0; i < cfg->n; i++) {
+    const entry *e = &cfg->e[i];
+    if (!strcmp(e->from, "default")) continue;
+    char v[LINE];
+    format_value(&e->o, v, sizeof v);
+    fprintf(f, "%s %s = %s [%s]", k++ ? "," : "", e->o.key, v, e->from);
+  }
+  fprintf(f, "\n");
+  fflush(f);
+}
+
 tess_err tess_config_write(tess_config_t cfg, FILE *f) {
   if (!cfg || !f) return TESS_ERR_ARG;
   cfg->err[0] = 0;

@@ -137,9 +137,9 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!ok) return 1;
   app->writes = writes;
-  if (app->root) {
-    printf("%s: effective configuration\n", app->prog);
-    tess_config_write(app->cfg, stdout);
+  if (app->root) { /* the whole configuration: --print-config, and <output.dir>/<app>.ini */
+    tess_config_summary(app->cfg, stdout);
+    if (writes) printf("%s: full configuration in %s/%s.ini\n", app->prog, s->dir, app->prog);
   }
   return 0;
 }

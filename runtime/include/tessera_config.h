@@ -110,6 +110,8 @@ const char *tess_config_source(tess_config_t cfg, const char *key);
  * "name = value  # help [source, default D]". Doubles are written with the fewest digits that
  * read back to the same double, so parsing the text reproduces every value bit for bit. */
 tess_err tess_config_write(tess_config_t cfg, FILE *f);
+/* One line: the settings whose value is not the default, "key = value [source]" each. */
+void tess_config_summary(tess_config_t cfg, FILE *f);
 /* tess_config_write to "<path>.tmp", fsync, rename to path: path is either the old file or
  * the complete new one; the temporary file is removed on error (TESS_ERR_IO, message). */
 tess_err tess_config_save(tess_config_t cfg, const char *path);
