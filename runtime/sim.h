@@ -116,7 +116,7 @@ struct tess_sim_s {
   tess_delay delay;
 };
 
-/* io.c: a host view of the owned cells of one piece (or of a solo tile): element (c, x, y, z)
+/* io.c: a host view of the owned cells of a tile: element (c, x, y, z)
  * of the tile, for x, y, z in box (padded tile coordinates), at
  * ptr + (x - box.lo[0]) + ldy ((y - box.lo[1]) nc + c) + ldz (z - box.lo[2]). */
 typedef struct {

@@ -2,7 +2,7 @@
 # gpu-check.sh — runs on the GPU host from inside a bundle (scripts/gpu-bundle.sh), writes
 # logs under $OUT. Checks CUDA against CPU results and times the heat app, overlapped vs
 # bulk-synchronous, on every GPU count the host has.
-#   usage: gpu-check.sh BUNDLE_DIR [heat|ch|all] [quick]
+#   usage: gpu-check.sh BUNDLE_DIR [heat|ch|mhd|tiles|scale|all] [quick]
 set -uo pipefail
 bundle=$(cd "$1" && pwd); what=${2:-all}; quick=${3:-}
 source "$bundle/env.sh"
@@ -57,29 +57,29 @@ if [ "$what" = mhd ]; then
   done; fi
   exit 0
 fi
-if [ "$what" = solo ]; then
-  # One rank, one tile on a GPU: whole-tile tasks (sim.c). Correctness first, then timings
-  # against the segmented graph (TESS_SOLO=0) on the same GPU.
+if [ "$what" = tiles ]; then
+  # One rank, one tile on a GPU: one task per tess_sim_run call (tasks.c, chains). Correctness
+  # first, then timings against 8 tiles on the same GPU (one task per tile and stage).
   A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 20 --every 0"
-  log "MHD one RK3 step, solo tile on the GPU vs the serial CPU model (ulps)"
+  log "MHD one RK3 step, one tile on the GPU vs the serial CPU model (ulps)"
   STARPU_NCUDA=1 $mhdref --device cuda --grid 32,32,32 --tiles 1 2>&1 | tail -1 | tee -a "$out/summary.txt"
   rm -rf /tmp/gout
   STARPU_NCUDA=1 t $mhd --device cuda $A --dump /tmp/g.bin --out /tmp/gout --checkpoint-every 10
   STARPU_NCPU=4 t $mhd --device cpu --tiles 2 $A --dump /tmp/c.bin
-  log "$(cmp /tmp/g.bin /tmp/c.bin && echo identical) [mhd 20 steps: GPU solo vs CPU 2 tiles]"
+  log "$(cmp /tmp/g.bin /tmp/c.bin && echo identical) [mhd 20 steps: GPU 1 tile vs CPU 2 tiles]"
   t mpirun -np 2 $mhd --device cpu $A --restart /tmp/gout/tess-mhd_00000010.h5 --dump /tmp/r.bin --out /tmp/rout
   log "$(cmp /tmp/g.bin /tmp/r.bin && echo identical) [mhd: GPU run vs CPU 2 ranks restarted from the GPU's step-10 checkpoint]"
   STARPU_NCUDA=1 t $heat --device cuda --grid 64,64,64 --order 6 --steps 50 --dump /tmp/hg.bin
   STARPU_NCPU=4 t $heat --device cpu --grid 64,64,64 --order 6 --steps 50 --tiles 4 --dump /tmp/hc.bin
-  log "$($cmpx /tmp/hc.bin /tmp/hg.bin) [heat 64^3 order 6: GPU solo vs CPU 4 tiles]"
-  for n in 128 256 512; do for solo in 1 0; do
+  log "$($cmpx /tmp/hc.bin /tmp/hg.bin) [heat 64^3 order 6: GPU 1 tile vs CPU 4 tiles]"
+  for n in 128 256 512; do for tiles in 1 8; do
     steps=$(( n > 256 ? 40 : 100 ))
-    log "MHD ${n}^3 random IC, 1 GPU, TESS_SOLO=$solo"
-    TESS_SOLO=$solo STARPU_NCUDA=1 t $mhd --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $((steps + 10))
+    log "MHD ${n}^3 random IC, 1 GPU, $tiles tile(s)"
+    STARPU_NCUDA=1 t $mhd --tiles $tiles --device cuda --set init.ic=random --dt 1.1920929e-7 --grid $n,$n,$n --every 0 --warmup 10 --steps $((steps + 10))
   done; done
-  for solo in 1 0; do
-    log "CH 512^3 fused Euler, 1 GPU, TESS_SOLO=$solo"
-    TESS_SOLO=$solo STARPU_NCUDA=1 t $ch --device cuda --grid 512,512,512 --variant fused --every 0 --warmup 10 --steps 110
+  for tiles in 1 8; do
+    log "CH 512^3 fused Euler, 1 GPU, $tiles tile(s)"
+    STARPU_NCUDA=1 t $ch --tiles $tiles --device cuda --grid 512,512,512 --variant fused --every 0 --warmup 10 --steps 110
   done
   exit 0
 fi
