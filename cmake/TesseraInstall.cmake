@@ -8,7 +8,9 @@ set_target_properties(tessera PROPERTIES EXPORT_NAME tessera)
 set_target_properties(tessera_codelets PROPERTIES EXPORT_NAME codelets)
 set_target_properties(tessera_topology PROPERTIES EXPORT_NAME topology)
 set_target_properties(tessera_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS tessera tessera_codelets tessera_topology tessera_warnings EXPORT TesseraTargets
+set_target_properties(tessera_error PROPERTIES EXPORT_NAME error)
+install(TARGETS tessera tessera_codelets tessera_topology tessera_error tessera_warnings
+        EXPORT TesseraTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tessera-topo tess-heat tess-ch tess-mhd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 file(GLOB _api ${PROJECT_SOURCE_DIR}/runtime/include/*.h)

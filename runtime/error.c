@@ -1,4 +1,6 @@
-/* error.c — error raising/tracing and the leveled logger (see error.h). */
+/* error.c — error raising/tracing and the leveled logger (see error.h). Its own library
+ * (tessera_error), below both the runtime and topology/: it asks MPI for the rank itself, so it
+ * calls nothing of theirs and the two libraries no longer depend on each other. */
 #include "error.h"
 
 #include <stdarg.h>
@@ -7,6 +9,15 @@
 #include <string.h>
 
 static int log_level = -1;
+
+/* This process's rank in MPI_COMM_WORLD; -1 outside MPI's lifetime. */
+static int world_rank(void) {
+  int on = 0, off = 0, r = -1;
+  MPI_Initialized(&on);
+  if (on) MPI_Finalized(&off);
+  if (on && !off) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
 
 static int level_from_env(void) {
   const char *s = getenv("TESS_LOG");
@@ -27,7 +38,7 @@ static const char *level_tag[] = {"error", "warning", "info", "debug"};
 static void vlog(tess_log_level level, const char *fmt, va_list ap) {
   char msg[2048];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  fprintf(stderr, "tessera[%d] %s: %s\n", tess_rank(), level_tag[level], msg);
+  fprintf(stderr, "tessera[%d] %s: %s\n", world_rank(), level_tag[level], msg);
 }
 
 void tess_log(tess_log_level level, const char *fmt, ...) {
@@ -39,7 +50,7 @@ void tess_log(tess_log_level level, const char *fmt, ...) {
 }
 
 /* Argument errors are deterministic across ranks, so only rank 0 prints them. */
-static int should_print(tess_err code) { return code != TESS_ERR_ARG || tess_rank() <= 0; }
+static int should_print(tess_err code) { return code != TESS_ERR_ARG || world_rank() <= 0; }
 
 tess_err tess_error_raise(tess_err code, const char *file, int line, const char *func,
                           const char *fmt, ...) {
@@ -49,7 +60,7 @@ tess_err tess_error_raise(tess_err code, const char *file, int line, const char 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "tessera[%d] error (%s): %s\n", tess_rank(), tess_err_name(code), msg);
+  fprintf(stderr, "tessera[%d] error (%s): %s\n", world_rank(), tess_err_name(code), msg);
   if (tess_log_enabled(TESS_LOG_INFO)) fprintf(stderr, "  at %s:%d (%s)\n", file, line, func);
   return code;
 }
