@@ -69,14 +69,6 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
   if (s != FILL) mv->buffer_len = off;
 }
 
-/* A task's moves list for up to n links of op: NULL when out of memory. */
-static tess_moves *moves_for(const tess_sim_t sim, const tess_op *op, int nmoves) {
-  int nk = 0;
-  for (int k = 0; k < op->stage.nin; k++)
-    nk += (op->in_stale >> k) & 1;
-  return tess_moves_new(nk * nmoves, (int)sim->esize);
-}
-
 /* Adds, for each stale input, the source tile's class tokens that link l reads. */
 static void add_source_tokens(const tess_sim_t sim, const tess_op *op, const tess_link *l,
                               tess_task_spec *spec) {
@@ -100,12 +92,11 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
   for (int k = 0; op->in_stale && k < p->nin; k++) {
     const tess_link *l = &p->in[k];
     if (l->buffered) continue;
-    n += l->nmove;
+    n += l->nmove * tess_op_nstale(op);
     if (moves) add_moves(sim, op, l, FILL, moves);
     if (spec) { /* the halo token is private to a one-class tile's only task: not needed */
       add_source_tokens(sim, op, l, spec);
       if (p->nclass > 1) add_halo_token(sim, op, x, k, spec);
-      spec->dirs |= l->dirs;
     }
   }
   return n;
@@ -126,7 +117,7 @@ static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
 
 static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
                              tess_tile *on, int link, starpu_data_handle_t buf, int op_index) {
-  tess_moves *mv = moves_for(sim, op, l->nmove);
+  tess_moves *mv = tess_moves_new(l->nmove * tess_op_nstale(op), (int)sim->esize);
   TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
   add_moves(sim, op, l, s, mv);
   tess_task_spec spec = {.cl = s == PACK ? &tess_pack_cl : &tess_unpack_cl,
@@ -204,8 +195,11 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *x = &sim->tile[t];
     const int n = x->plan->nclass > 1 ? tess_halo_local(sim, op, x, NULL, NULL) : 0;
     if (!n) continue;
-    tess_moves *mv = moves_for(sim, op, n);
+    tess_moves *mv = tess_moves_new(n, (int)sim->esize);
     TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
+    uint32_t dirs = 0;
+    for (int k = 0; k < x->plan->nin; k++)
+      dirs |= x->plan->in[k].buffered ? 0 : x->plan->in[k].dirs;
     tess_task_spec spec = {.cl = &tess_fill_cl,
                            .arg = mv,
                            .arg_size = tess_moves_bytes(mv),
@@ -214,6 +208,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
                            .kind = TESS_TASK_COPY,
                            .log_tile = x->id,
                            .dir = TESS_DIR_CENTER,
+                           .dirs = dirs,
                            .stage = op_index};
     tess_halo_local(sim, op, x, mv, &spec);
     TESS_CALL(tess_task_submit(sim, &spec));

@@ -11,18 +11,21 @@
 
 #include "tessera_kernel.h"
 
+size_t tess_moves_size(int cap) { return sizeof(tess_moves) + (size_t)cap * sizeof(tess_move); }
+
+void tess_moves_init(tess_moves *l, int cap, int esize) {
+  memset(l, 0, sizeof *l);
+  l->cap = cap;
+  l->esize = esize;
+}
+
 tess_moves *tess_moves_new(int cap, int esize) {
-  tess_moves *l = calloc(1, sizeof *l + (size_t)cap * sizeof(tess_move));
-  if (l) {
-    l->cap = cap;
-    l->esize = esize;
-  }
+  tess_moves *l = malloc(tess_moves_size(cap));
+  if (l) tess_moves_init(l, cap, esize);
   return l;
 }
 
-size_t tess_moves_bytes(const tess_moves *l) {
-  return sizeof *l + (size_t)l->cap * sizeof(tess_move);
-}
+size_t tess_moves_bytes(const tess_moves *l) { return tess_moves_size(l->cap); }
 
 size_t tess_move_count(const tess_move *m) {
   if (m->nc <= 0) return 0;

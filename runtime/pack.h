@@ -54,6 +54,9 @@ typedef struct tess_moves_s {
 } tess_moves;
 
 tess_moves *tess_moves_new(int cap, int esize);
+/* Bytes of a list of cap moves; an empty list of cap moves in memory of that size. */
+size_t tess_moves_size(int cap);
+void tess_moves_init(tess_moves *l, int cap, int esize);
 size_t tess_moves_bytes(const tess_moves *l);
 /* Elements of move m (ext product times nc). */
 size_t tess_move_count(const tess_move *m);

@@ -45,6 +45,8 @@ typedef struct {
   uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
   struct starpu_codelet cl[3]; /* inner, outer, chain: the same kernel, told apart in traces */
 } tess_op;
+/* Inputs whose halos the stage being submitted refreshes: each link move is made once for each. */
+static inline int tess_op_nstale(const tess_op *op) { return __builtin_popcount(op->in_stale); }
 
 typedef struct {
   void *base; /* on the tile's memory node; sim->esize each */
@@ -204,7 +206,8 @@ struct tess_moves_s; /* pack.h */
 /* halo.c: the exchange of the stale inputs of stage op (op->in_stale): packs, transfers and
  * unpacks of buffered links, and the local fill task of tiles of several classes. A tile of
  * one class does its local copies in its compute task: tess_halo_local adds them (moves, and
- * the tokens they read and write) to that task; *moves may be NULL to count them. */
+ * the tokens they read and write) to that task; moves may be NULL to count them (the return:
+ * the moves a list needs room for). */
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op);
 int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
                     struct tess_moves_s *moves, tess_task_spec *spec);

@@ -330,12 +330,8 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   const tess_class *cls = &p->cls[c];
   /* a tile of one class copies its local halos first, in this task */
   const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
-  int nk = 0;
-  for (int k = 0; k < st->nin; k++)
-    nk += (op->in_stale >> k) & 1;
   const size_t moves_at = round16(sizeof(stage_block) + st->params_size);
-  const size_t moves_bytes =
-      nmoves ? sizeof(tess_moves) + (size_t)(nk * nmoves) * sizeof(tess_move) : 0;
+  const size_t moves_bytes = nmoves ? tess_moves_size(nmoves) : 0;
   const size_t size = round16(moves_at + moves_bytes);
   const size_t head = ch->size ? ch->size : round16(sizeof(stage_arg));
   char *grown = realloc(ch->arg, head + size);
@@ -390,11 +386,8 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   }
   if (nmoves) {
     tess_moves *mv = (tess_moves *)((char *)b + moves_at);
-    mv->cap = nk * nmoves;
-    mv->esize = (int)sim->esize;
-    const uint32_t dirs = spec->dirs; /* the record names the segments, not the copies */
+    tess_moves_init(mv, nmoves, (int)sim->esize);
     tess_halo_local(sim, op, tile, mv, spec);
-    spec->dirs = dirs;
     b->moves_at = moves_at;
   }
   return TESS_OK;

@@ -24,6 +24,19 @@ int tess_cli_write_raw(const char *prog, const char *path, const double *v, size
   return 0;
 }
 
+/* Can `path` be created? A probe file made and removed again; 0, or -1 with "<prog>: <what>:
+ * cannot write '<path>': <reason>". */
+static int probe(const char *prog, const char *what, const char *path) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, what, path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  remove(path);
+  return 0;
+}
+
 int tess_cli_dump_check(const char *prog, const char *path) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -32,14 +45,7 @@ int tess_cli_dump_check(const char *prog, const char *path) {
   }
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    fprintf(stderr, "%s: output.dump: cannot write '%s': %s\n", prog, tmp, strerror(errno));
-    return -1;
-  }
-  fclose(f);
-  remove(tmp);
-  return 0;
+  return probe(prog, "output.dump", tmp);
 }
 
 int tess_cli_output_dir(const char *prog, const char *dir) {
@@ -47,14 +53,7 @@ int tess_cli_output_dir(const char *prog, const char *dir) {
     fprintf(stderr, "%s: cannot create output directory '%s': %s\n", prog, dir, strerror(errno));
     return -1;
   }
-  char probe[4096];
-  snprintf(probe, sizeof probe, "%s/.tessera-write-test", dir);
-  FILE *f = fopen(probe, "w");
-  if (!f) {
-    fprintf(stderr, "%s: output directory '%s' is not writable: %s\n", prog, dir, strerror(errno));
-    return -1;
-  }
-  fclose(f);
-  remove(probe);
-  return 0;
+  char p[4096];
+  snprintf(p, sizeof p, "%s/.tessera-write-test", dir);
+  return probe(prog, "output directory not writable", p);
 }
