@@ -31,7 +31,7 @@ set(TESS_PC_CFLAGS "")
 set(TESS_PC_LIBS "")
 if(TESS_HAVE_CUDA)
   set(TESS_PC_CFLAGS "-DTESS_HAVE_CUDA")
-  set(TESS_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+  set(TESS_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lstdc++") # nvcc host code is C++
 endif()
 file(RELATIVE_PATH TESS_PC_UP /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p) # e.g. ../..
 configure_file(${CMAKE_CURRENT_LIST_DIR}/tessera.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tessera.pc @ONLY)
