@@ -35,7 +35,7 @@ apt_need "${pkgs[@]}"
 variant=cpu
 NVCC=$(command -v nvcc || true)
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
-[ -n "${TESS_NO_CUDA:-}" ] && NVCC=""   # CPU-only build even where nvcc exists (CI has none)
+[ -n "${TESS_NO_CUDA:-}" ] && NVCC=""   # CPU-only build even where nvcc exists (CI has nvcc but no GPU: it builds the CUDA code too)
 [ -n "$NVCC" ] && variant=cuda
 phash=$( { cat "$PATCH"; echo "$MAXBUFFERS $MAXCPUS $MAXCUDADEV"; } | sha256sum | cut -c1-10)
 prefix="$CACHE/starpu-$STARPU_VERSION-$phash-$variant"
