@@ -12,7 +12,7 @@
 #       1, 2 and 8 tiles, overlapped, bulk and buffered.
 #
 # Every run prints its median time per step (the apps' '^median' line, chunks of 10 steps after
-# 10 warm-up steps) and, from TESS_LOG=info, tasks per tile and stage and the submission time
+# 10 warm-up steps) and, from TESSERA_RUNTIME_LOG=info, tasks per tile and stage and the submission time
 # per task. Output: $OUT/graph.csv (default /tmp/graph) and logs; the table on stdout.
 # BASELINE=DIR (holding tess-mhd and tess-heat of an earlier commit, same StarPU): the same runs
 # with those binaries first, named "base-..." (modes it lacks fail and are left out of the CSV).
@@ -21,7 +21,7 @@ B=$(cd "${1:?usage: graph.sh BUILD_DIR gpu|cpu}" && pwd)
 what=${2:?usage: graph.sh BUILD_DIR gpu|cpu}
 out=${OUT:-/tmp/graph}
 mkdir -p "$out/logs"
-export STARPU_SILENT=1 STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} TESS_LOG=info
+export STARPU_SILENT=1 STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home} TESSERA_RUNTIME_LOG=info
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
 csv=$out/graph.csv
 echo "build,app,grid,device,ranks,tiles,mode,median_ms,tasks_per_step,tasks_per_tile_stage,submit_us_per_task,us_per_task" >"$csv"

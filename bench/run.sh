@@ -44,16 +44,16 @@ echo "app,size,gpus,ranks,mode,median_ms,p90_ms,procs,tiles,tile" > "$csv"
 
 # run APP N GPUS RANKS MODE: one line of runs.csv from the app's output. APP mhdweak is weak
 # scaling: n^3 cells per GPU, the grid grown along z (n x n x g n). MODE overlap or bulk, with
-# +direct: halos between ranks from GPU memory (TESS_MPI_DIRECT=1), else host-staged.
+# +direct: halos between ranks from GPU memory (runtime.mpi_direct on), else host-staged.
 run() {
   local app=$1 n=$2 g=$3 r=$4 mode=$5 log=$out/logs/$1-$2-g$3-r$4-$5.log steps=60 nz=$2
   [ "$n" -ge 512 ] && [ "$app" != ch ] && steps=40
   [ "$app" = mhdweak ] && nz=$((n * g))
-  local direct=0; [ "$mode" != "${mode%+direct}" ] && direct=1
+  local direct=off; [ "$mode" != "${mode%+direct}" ] && direct=on
   local cmd=("${bin[$app]}" --device cuda --grid "$n,$n,$nz" --every 0 --warmup 10
              --steps $((10 + steps)) --mode "${mode%+direct}" ${args[$app]})
   local t0=$SECONDS
-  export TESS_MPI_DIRECT=$direct
+  export TESSERA_RUNTIME_MPI_DIRECT=$direct
   if [ "$r" -eq 1 ]; then
     STARPU_NCUDA=$g timeout 300 "${cmd[@]}" > "$log" 2>&1
   else

@@ -388,7 +388,10 @@ tess_err tess_config_parse_env(tess_config_t cfg, char *const envp[]) {
       if (!strcmp(cfg->e[i].env, name)) e = &cfg->e[i];
     if (allowed) continue;
     if (!e)
-      return fail(cfg, TESS_ERR_ARG, "unknown environment variable %s (no such key; see --help)",
+      return fail(cfg, TESS_ERR_ARG,
+                  "unknown environment variable %s (no such key; see --help). Every TESSERA_* "
+                  "variable is read as a setting: a variable meant for anything else needs a "
+                  "name without the TESSERA_ prefix",
                   quote(name, q));
     snprintf(where, sizeof where, "environment %s='%s'", name, quote(eq + 1, q));
     snprintf(from, sizeof from, "env %s", name);

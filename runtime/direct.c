@@ -224,18 +224,22 @@ static int cuda_aware(void) {
 #endif
 }
 
+static int choice = -1; /* tess_init_opts.mpi_direct: -1 auto, 0 off, 1 on */
+
+tess_err tess_direct_choose(const char *mode) {
+  static const char *names[] = {"off", "on", "auto"};
+  for (int i = 0; i < 3; i++)
+    if (!mode || !strcmp(mode, names[i])) {
+      choice = mode ? (i == 2 ? -1 : i) : -1;
+      return TESS_OK;
+    }
+  return TESS_ERROR(TESS_ERR_ARG, "mpi_direct '%s' is invalid (allowed: %s)", mode,
+                    TESS_MPI_DIRECT_CHOICES);
+}
+
 tess_err tess_direct_setup(tess_sim_t sim) {
-  const char *env = getenv("TESS_MPI_DIRECT");
   const int gpu = sim->ntiles > 0 && sim->tile[0].cuda;
-  int want;
-  if (env && !strcmp(env, "1"))
-    want = 1;
-  else if (env && !strcmp(env, "0"))
-    want = 0;
-  else if (!env || !strcmp(env, "auto"))
-    want = gpu && cuda_aware();
-  else
-    return TESS_ERROR(TESS_ERR_ARG, "TESS_MPI_DIRECT='%s' is invalid (allowed: 0, 1, auto)", env);
+  const int want = choice >= 0 ? choice : gpu && cuda_aware();
   /* every rank must exchange the same way, or messages would never meet */
   TESS_MPI_CALL(MPI_Allreduce(&want, &sim->direct, 1, MPI_INT, MPI_MIN, sim->comm));
   if (sim->direct) {
@@ -243,8 +247,8 @@ tess_err tess_direct_setup(tess_sim_t sim) {
     MPI_Comm_get_attr(sim->comm, MPI_TAG_UB, &tag_ub, &flag);
     const long ntags = (long)sim->nfields * sim->G[0] * sim->G[1] * sim->G[2] * TESS_NDIRS;
     TESS_CHECK(flag && tag_ub && ntags - 1 <= *tag_ub, TESS_ERR_ARG,
-               "%ld halo tags are needed but MPI allows tags up to %d only (TESS_MPI_DIRECT=0 "
-               "exchanges through StarPU-MPI instead)",
+               "%ld halo tags are needed but MPI allows tags up to %d only (mpi_direct "
+               "'off' exchanges through StarPU-MPI instead)",
                ntags, flag && tag_ub ? *tag_ub : 0);
     TESS_MPI_CALL(MPI_Comm_dup(sim->comm, &sim->xcomm));
     sim->has_xcomm = 1;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int log_level = -1;
+static int log_level = TESS_LOG_WARN;
 
 /* This process's rank in MPI_COMM_WORLD; -1 outside MPI's lifetime. */
 static int world_rank(void) {
@@ -19,21 +19,21 @@ static int world_rank(void) {
   return r;
 }
 
-static int level_from_env(void) {
-  const char *s = getenv("TESS_LOG");
-  if (!s) return TESS_LOG_WARN;
-  if (!strcmp(s, "error")) return TESS_LOG_ERROR;
-  if (!strcmp(s, "info")) return TESS_LOG_INFO;
-  if (!strcmp(s, "debug")) return TESS_LOG_DEBUG;
-  return TESS_LOG_WARN;
-}
-
-int tess_log_enabled(tess_log_level level) {
-  if (log_level < 0) log_level = level_from_env();
-  return (int)level <= log_level;
-}
-
 static const char *level_tag[] = {"error", "warning", "info", "debug"};
+
+int tess_log_enabled(tess_log_level level) { return (int)level <= log_level; }
+
+tess_err tess_log_set(const char *name) {
+  static const char *names[] = {"error", "warn", "info", "debug"};
+  if (!name) return TESS_OK;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(name, names[i])) {
+      log_level = i;
+      return TESS_OK;
+    }
+  return TESS_ERROR(TESS_ERR_ARG, "log level '%s' is invalid (allowed: %s)", name,
+                    TESS_LOG_CHOICES);
+}
 
 static void vlog(tess_log_level level, const char *fmt, va_list ap) {
   char msg[2048];

@@ -3,7 +3,7 @@
  * Every fallible call returns a tess_err. TESS_CHECK raises an error with a formatted message;
  * TESS_CALL propagates one, adding a "  from file:line (function)" line, so a failure prints
  * the path it took (PETSc's traceback idea). Messages go through the logger, which is quiet
- * below the level chosen by TESS_LOG (error|warn|info|debug; default warn), read once.
+ * below its level (tess_init_opts.log: error|warn|info|debug; default warn).
  * Argument errors are printed by rank 0 only: every rank validates the same input, and one
  * clear message beats N copies.
  */
@@ -16,6 +16,8 @@ typedef enum { TESS_LOG_ERROR, TESS_LOG_WARN, TESS_LOG_INFO, TESS_LOG_DEBUG } te
 
 void tess_log(tess_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tess_log_enabled(tess_log_level level);
+/* The level by name (TESS_LOG_CHOICES); NULL keeps it. TESS_ERR_ARG for another name. */
+tess_err tess_log_set(const char *name);
 tess_err tess_error_raise(tess_err code, const char *file, int line, const char *func,
                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 tess_err tess_error_trace(tess_err code, const char *file, int line, const char *func);

@@ -12,7 +12,7 @@
 #include "topology.h"
 #include "tessera.h"
 
-static int my_rank = -1, my_size = 0, started_mpi = 0;
+static int my_rank = -1, my_size = 0, started_mpi = 0, profile = 0;
 static char trace_dir[1024];
 
 int tess_rank(void) { return my_rank; }
@@ -40,13 +40,13 @@ int tess_ncuda_devices(void) {
 
 /* Placement of this rank on its node (topology/, hwloc), exported as StarPU and UCX variables
  * before MPI and StarPU start: one rank per GPU on GPU nodes, NUMA domains or equal blocks of
- * cores on CPU nodes; settings the user made win. TESS_TOPO=gpu|numa|node|cores forces a mode
- * (an error when the ranks do not fit it), TESS_TOPO=off leaves StarPU's defaults. A single
+ * cores on CPU nodes; settings the user made win. opts->topo = gpu|numa|node|cores forces a
+ * mode (an error when the ranks do not fit it), off leaves StarPU's defaults. A single
  * rank per node keeps StarPU's defaults (all GPUs, all cores). When the node has too few cores
  * for bound threads (CI: several ranks on 2 cores), ranks run unbound with one worker each:
  * two ranks bound to the same cores were 60x slower on 2 H200s (134 vs 2 ms per step). */
 static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
-  const char *want = getenv("TESS_TOPO");
+  const char *want = opts->topo && strcmp(opts->topo, "auto") ? opts->topo : NULL;
   if ((want && !strcmp(want, "off")) || (!want && nlocal <= 1)) return TESS_OK;
   const int use_cuda = opts->device != TESS_DEVICE_CPU;
   tess_topo_t topo = NULL;
@@ -124,6 +124,9 @@ static void merge_trace(void) {
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
   if (!opts) opts = &defaults;
+  TESS_CALL(tess_log_set(opts->log));
+  TESS_CALL(tess_direct_choose(opts->mpi_direct));
+  profile = opts->profile;
   int inited = 0, provided = 0;
   /* Before placement, which sizes the core sets by it. A GPU's segments are many small launches;
    * one CUDA worker thread with StarPU's default pipeline of 2 kept the GPU waiting on the host.
@@ -156,7 +159,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
 
   /* StarPU built with FxT records a trace unless told not to; tracing is opt-in here. StarPU's
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
-  TESS_CALL(setup_trace(opts->trace_dir ? opts->trace_dir : getenv("TESS_TRACE")));
+  TESS_CALL(setup_trace(opts->trace_dir));
   setenv("STARPU_FXT_TRACE", "0", 0);
   /* dmdas (data-aware, priority-sorted, model-based) respects the pack > outer > inner
    * priorities and the per-tile worker masks; StarPU's default (lws) bounces masked tasks
@@ -183,8 +186,8 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)",
              r);
-  /* TESS_PROFILE=1: StarPU's per-worker and bus summaries at finalize (where time goes). */
-  if (getenv("TESS_PROFILE")) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  /* opts->profile: StarPU's per-worker and bus summaries at finalize (where time goes). */
+  if (profile) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   int devs[STARPU_NMAXWORKERS];
   const int ndev = tess_cuda_devids(devs);
   char list[128] = "";
@@ -196,7 +199,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
 }
 
 tess_err tess_finalize(void) {
-  if (getenv("TESS_PROFILE") && my_rank == 0) {
+  if (profile && my_rank == 0) {
     starpu_profiling_worker_helper_display_summary();
     starpu_profiling_bus_helper_display_summary();
   }

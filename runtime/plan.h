@@ -78,7 +78,7 @@ int tess_plan_build(struct tess_sim_s *sim);
 /* Classes of tile t whose owned cells the given box (padded coordinates) meets. */
 uint32_t tess_plan_classes_in(struct tess_sim_s *sim, const tess_plan *p, const int lo[3],
                               const int ext[3]);
-/* Logs (TESS_LOG=info) tasks per tile and stage. */
+/* Logs (TESSERA_RUNTIME_LOG=info) tasks per tile and stage. */
 void tess_plan_describe(struct tess_sim_s *sim);
 void tess_plan_release(struct tess_sim_s *sim);
 

@@ -193,9 +193,11 @@ unsigned tess_task_kind_color(tess_task_kind kind);
 void tess_names_free(tess_sim_t sim);
 
 /* direct.c: halo messages by MPI on the buffers' own memory (GPU memory when MPI is
- * CUDA-aware). tess_direct_setup (collective) decides, from TESS_MPI_DIRECT = 0 | 1 | auto
- * (default: GPU tiles and a CUDA-aware MPI), whether sim->direct is on; tess_direct_submit
- * sends (R) or receives (W) buf, on tile t's memory node, in buf's sequential order. */
+ * CUDA-aware). tess_direct_choose (tess_init) takes tess_init_opts.mpi_direct = on | off | auto;
+ * tess_direct_setup (collective) then decides (auto: GPU tiles and a CUDA-aware MPI) whether
+ * sim->direct is on; tess_direct_submit sends (R) or receives (W) buf, on tile t's memory node,
+ * in buf's sequential order. */
+tess_err tess_direct_choose(const char *mode);
 tess_err tess_direct_setup(tess_sim_t sim);
 tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_handle_t buf, int send,
                             int peer, int tag);

@@ -103,7 +103,7 @@ if [ "$what" = topo ]; then
   $B/topology/tessera-topo --ranks "$ngpu" --json > "$out/topo.json"
   nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv -lms 300 > "$out/smi.csv" 2>&1 &
   smi=$!
-  TESS_LOG=info mpirun -np "$ngpu" $ch --device cuda --grid 256,256,256 --variant fused --steps 300 --every 300 2>&1 |
+  TESSERA_RUNTIME_LOG=info mpirun -np "$ngpu" $ch --device cuda --grid 256,256,256 --variant fused --steps 300 --every 300 2>&1 |
     grep -E "node-local|StarPU started|rank  |^ +[0-9]+ |time per" | tee -a "$out/summary.txt"
   kill $smi; sort -u "$out/smi.csv" | tee -a "$out/summary.txt"
   exit 0

@@ -12,14 +12,14 @@
 set -uo pipefail
 TESS_CUDA_MPI=${TESS_CUDA_MPI:-0} source .gpu-bundle/env.sh >/dev/null 2>&1; export LD_LIBRARY_PATH=$PWD/.gpu-bundle/extra/lib:$LD_LIBRARY_PATH STARPU_SILENT=1 STARPU_HOME=/tmp/sh OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
 B=.gpu-bundle/extra/build; H=$B/apps/heat/tess-heat; M=$B/apps/mhd/tess-mhd; X=$B/tests/dump_compare
-two() { mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 TESS_LOG=info exec "$0" "$@"' "$@" 2>&1 | grep -o "halos between ranks: .*" | sort -u | tr '\n' ' '; }
+two() { mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 TESSERA_RUNTIME_LOG=info exec "$0" "$@"' "$@" 2>&1 | grep -o "halos between ranks: .*" | sort -u | tr '\n' ' '; }
 for p in double single; do
   P="--precision $p"
   STARPU_NCPU=8 $H --device cpu --grid 48,40,32 --order 6 --steps 20 --tiles 4 $P --dump /tmp/hc.bin > /dev/null 2>&1
   STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 3 $P --dump /tmp/h1.bin > /dev/null 2>&1; echo "heat $p 1 GPU 3 tiles (local copies): $($X /tmp/hc.bin /tmp/h1.bin)"
   STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 --tiles 8 --mode buffered $P --dump /tmp/h5.bin > /dev/null 2>&1; echo "heat $p 1 GPU 8 tiles buffered (pack/unpack): $($X /tmp/hc.bin /tmp/h5.bin)"
   w=$(two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h2.bin); echo "heat $p 2 ranks on 1 GPU (pack/MPI/unpack; $w): $($X /tmp/hc.bin /tmp/h2.bin)"
-  w=$(TESS_MPI_DIRECT=0 two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h4.bin); echo "heat $p 2 ranks on 1 GPU ($w): $($X /tmp/hc.bin /tmp/h4.bin)"
+  w=$(TESSERA_RUNTIME_MPI_DIRECT=off two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h4.bin); echo "heat $p 2 ranks on 1 GPU ($w): $($X /tmp/hc.bin /tmp/h4.bin)"
   STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat $p 1 tile (own wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
 done
 A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 10 --every 0 --dt 1e-3"

@@ -4,7 +4,7 @@
  *
  * usage: test_mhd_reference [--grid NX,NY,NZ] [--tiles T] [--procs PX,PY,PZ] [--mode overlap|bulk]
  *                           [--h H] [--dt DT] [--seed S] [--force AMP] [--bext BX,BY,BZ]
- *                           [--ulps U] [--wave sound|alfven --steps N]
+ *                           [--ulps U] [--wave sound|alfven --steps N] [--mpi-direct on|off|auto]
  *
  * ULP mode (the default): Astaroth's verification. The state (8 components) starts from the
  * "random" IC (uniform [0, 1), a function of the global cell only), takes one step of
@@ -73,6 +73,7 @@ static int parse(int argc, char **argv, opts *o) {
       bad = parse_list(v, o->bext, 3);
     } else if (!strcmp(k, "--device")) {
       bad = !v || tess_device_parse(v, &o->device);
+    } else if (!strcmp(k, "--mpi-direct")) { /* read in main, before tess_init */
     } else if (!strcmp(k, "--mode")) {
       bad = tess_mode_parse(v, &o->mode) != TESS_OK;
     } else if (!strcmp(k, "--wave")) {
@@ -242,10 +243,12 @@ static int compare_wave(const opts *o, const tess_mhd_ic *ic0, double t,
 }
 
 int main(int argc, char **argv) {
-  /* --device must be known before StarPU starts its workers */
+  /* --device and --mpi-direct must be known before StarPU starts its workers */
   tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
-  for (int i = 1; i + 1 < argc; i++)
+  for (int i = 1; i + 1 < argc; i++) {
     if (!strcmp(argv[i], "--device") && tess_device_parse(argv[i + 1], &io.device)) return 2;
+    if (!strcmp(argv[i], "--mpi-direct")) io.mpi_direct = argv[i + 1];
+  }
   if (tess_init(&argc, &argv, &io)) return 1;
   opts o = {.n = {24, 24, 24},
             .tiles = 2,

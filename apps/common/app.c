@@ -76,6 +76,20 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           "process grid px,py,pz (0,0,0: the halo-minimising one)", .min = 0, .max = 1 << 20),
       OPT("runtime.trace", TESS_OPT_STRING, trace, "trace",
           "record a StarPU FxT trace, merged into this directory"),
+      OPT("runtime.log", TESS_OPT_STRING, log, "log",
+          "what the library prints on stderr: placement, workers, decomposition, task graph, "
+          "halo path at info",
+          .choices = TESS_LOG_CHOICES),
+      OPT("runtime.topo", TESS_OPT_STRING, topo, "topo",
+          "rank placement on GPUs, NICs and cores (auto: one rank per GPU on GPU nodes, NUMA "
+          "domains or blocks of cores on CPU nodes; off: StarPU's defaults)",
+          .choices = TESS_TOPO_CHOICES),
+      OPT("runtime.mpi_direct", TESS_OPT_STRING, mpi_direct, "mpi-direct",
+          "halos between ranks by Tessera's own MPI requests on the buffers' memory instead of "
+          "StarPU-MPI (auto: GPU tiles with a CUDA-aware MPI)",
+          .choices = TESS_MPI_DIRECT_CHOICES),
+      OPT("runtime.profile", TESS_OPT_BOOL, profile, "profile",
+          "StarPU's worker and bus summaries at the end"),
   };
   return tess_config_add(cfg, opts, sizeof opts / sizeof opts[0]);
 }
@@ -93,6 +107,30 @@ void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]) {
   strcpy(s->mode, "overlap");
   strcpy(s->device, "cpu");
   strcpy(s->precision, "double");
+  strcpy(s->log, "warn");
+  strcpy(s->topo, "auto");
+  strcpy(s->mpi_direct, "auto");
+}
+
+/* The runtime's switches were once read from TESS_* variables; they are settings now. A
+ * variable a user still sets would otherwise be ignored without a word. */
+static int retired_env(const char *prog, int quiet) {
+  static const char *const old[][2] = {
+      {"TESS_LOG", "TESSERA_RUNTIME_LOG=info or --log info"},
+      {"TESS_TRACE", "TESSERA_RUNTIME_TRACE=DIR or --trace DIR"},
+      {"TESS_TOPO", "TESSERA_RUNTIME_TOPO=gpu or --topo gpu"},
+      {"TESS_PROFILE", "TESSERA_RUNTIME_PROFILE=true or --profile"},
+      {"TESS_MPI_DIRECT", "TESSERA_RUNTIME_MPI_DIRECT=on|off|auto or --mpi-direct on"},
+      {"TESS_SOLO", "--mode buffered (TESS_SOLO is gone)"},
+  };
+  for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+    if (getenv(old[i][0])) {
+      if (!quiet)
+        fprintf(stderr, "%s: the environment variable %s is no longer read: use %s\n", prog,
+                old[i][0], old[i][1]);
+      return 1;
+    }
+  return 0;
 }
 
 int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *defaults,
@@ -102,7 +140,7 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
   tess_app_settings *s = &app->s;
   *s = *defaults;
   const int quiet = !tess_app_prints();
-  if (tess_config_create(prog, &app->cfg)) return 2;
+  if (retired_env(prog, quiet) || tess_config_create(prog, &app->cfg)) return 2;
   tess_config_set_output(app->cfg, quiet ? NULL : stdout);
   int exit_now = 0;
   if (add_common(app->cfg, s) || (nopts && tess_config_add(app->cfg, opts, nopts)) ||
@@ -126,6 +164,10 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   tess_init_opts io = TESS_INIT_OPTS_DEFAULT;
   io.device = app->device;
   io.trace_dir = app->s.trace[0] ? app->s.trace : NULL;
+  io.log = app->s.log;
+  io.topo = app->s.topo;
+  io.mpi_direct = app->s.mpi_direct;
+  io.profile = app->s.profile;
   if (tess_init(argc, argv, &io)) return 1;
   tess_signal_watch(); /* from here on a stop or checkpoint request waits for the next chunk */
   app->root = tess_rank() == 0;

@@ -48,6 +48,9 @@ typedef struct {
   char precision[16];          /* runtime.precision */
   int tiles, procs[3];         /* runtime.tiles, runtime.procs */
   char trace[TESS_APP_PATH];   /* runtime.trace */
+  char log[8], topo[8];        /* runtime.log, runtime.topo */
+  char mpi_direct[8];          /* runtime.mpi_direct */
+  int profile;                 /* runtime.profile */
 } tess_app_settings;
 
 typedef struct {

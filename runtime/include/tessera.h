@@ -72,11 +72,21 @@ typedef struct {
   int ncpu;              /* CPU workers per rank; 0: StarPU's default (or STARPU_NCPU) */
   int ncuda;             /* CUDA devices per rank; -1: all StarPU finds (or STARPU_NCUDA) */
   const char *trace_dir; /* record an FxT trace on every rank and merge it there at
-                            tess_finalize (paje.trace for ViTE, dag.dot, tasks.rec); NULL: off,
-                            unless the environment sets TESS_TRACE=DIR */
+                            tess_finalize (paje.trace for ViTE, dag.dot, tasks.rec); NULL: off */
+  /* The runtime's switches (apps: the runtime.* settings, e.g. TESSERA_RUNTIME_LOG=info or
+   * --log info). The library reads no environment variable of its own; NULL: the default. */
+  const char *log;        /* error | warn | info | debug: what the library prints (warn) */
+  const char *topo;       /* auto | off | gpu | numa | node | cores: rank placement (auto) */
+  const char *mpi_direct; /* auto | on | off: halos between ranks by Tessera's own MPI requests
+                             on the buffers' memory (auto: GPU tiles and a CUDA-aware MPI) */
+  int profile;            /* 1: StarPU's worker and bus summaries at tess_finalize */
 } tess_init_opts;
 #define TESS_INIT_OPTS_DEFAULT                                                                     \
-  { TESS_DEVICE_CPU, 0, -1, NULL }
+  { TESS_DEVICE_CPU, 0, -1, NULL, NULL, NULL, NULL, 0 }
+/* Choices of the string switches above, "a|b|c" (for settings tables and messages). */
+#define TESS_LOG_CHOICES        "error|warn|info|debug"
+#define TESS_TOPO_CHOICES       "auto|off|gpu|numa|node|cores"
+#define TESS_MPI_DIRECT_CHOICES "auto|on|off"
 
 /* Collective over MPI_COMM_WORLD: MPI (threaded), StarPU and StarPU-MPI. */
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts);
