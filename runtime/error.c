@@ -52,8 +52,12 @@ void tess_log(tess_log_level level, const char *fmt, ...) {
 /* Argument errors are deterministic across ranks, so only rank 0 prints them. */
 static int should_print(tess_err code) { return code != TESS_ERR_ARG || world_rank() <= 0; }
 
+static tess_err last_error = TESS_OK;
+tess_err tess_last_error(void) { return last_error; }
+
 tess_err tess_error_raise(tess_err code, const char *file, int line, const char *func,
                           const char *fmt, ...) {
+  last_error = code;
   if (!should_print(code)) return code;
   char msg[2048];
   va_list ap;

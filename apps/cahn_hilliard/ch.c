@@ -425,8 +425,8 @@ int main(int argc, char **argv) {
     tess_config_destroy(&app.cfg);
     return 2;
   }
-  if (tess_app_start(&app, &argc, &argv, 0)) tess_abort(1);
-  if (run(&app, &o)) tess_abort(1);
+  if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
+  if (run(&app, &o)) tess_app_fail(&app);
   tess_app_end(&app);
   return 0;
 }

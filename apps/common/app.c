@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -177,12 +178,12 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   if (app->root && writes) ok = tess_cli_output_dir(app->prog, s->dir) == 0;
   if (app->root && ok && s->dump[0]) ok = tess_cli_dump_check(app->prog, s->dump) == 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!ok) return 1;
-  app->writes = writes;
-  if (app->root) { /* the whole configuration: --print-config, and <output.dir>/<app>.ini */
-    tess_config_summary(app->cfg, stdout);
-    if (writes) printf("%s: full configuration in %s/%s.ini\n", app->prog, s->dir, app->prog);
+  if (!ok) {
+    app->agreed = -1; /* every rank knows (the broadcast): a clean end */
+    return 1;
   }
+  app->writes = writes;
+  if (app->root) tess_config_summary(app->cfg, stdout); /* the whole: --print-config, <app>.ini */
   return 0;
 }
 
@@ -196,6 +197,8 @@ static int save_ini(tess_app *app) {
     if (tess_config_save(app->cfg, path)) {
       fprintf(stderr, "%s: %s\n", app->prog, tess_config_error(app->cfg));
       ok = 0;
+    } else {
+      printf("%s: full configuration in %s\n", app->prog, path);
     }
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -216,6 +219,43 @@ tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
 void tess_app_end(tess_app *app) {
   tess_finalize();
   tess_config_destroy(&app->cfg);
+}
+
+#define MEET_S 60 /* how long a failed rank waits for the others to finish their setup */
+
+/* Every rank, once: code 0 (set up), 2 (bad input) or 1 (another failure). The largest code is
+ * every rank's answer. Non-blocking with a deadline, because a rank that failed before a
+ * collective of the setup leaves the others waiting there and they never come. */
+static void meet(tess_app *app, int code) {
+  int worst = code;
+  MPI_Request rq;
+  MPI_Iallreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
+  const double t0 = MPI_Wtime();
+  for (int done = 0; !done;) {
+    MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    if (MPI_Wtime() - t0 > MEET_S) {
+      fprintf(stderr,
+              "%s: rank %d: setup failed here, and the other ranks did not finish their setup "
+              "within %d s (stuck in a collective); ending the job\n",
+              app->prog, tess_rank(), MEET_S);
+      tess_abort(code ? code : 1);
+    }
+    const struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+  }
+  app->agreed = worst ? -worst : 1;
+}
+
+void tess_app_fail(tess_app *app) {
+  if (!app->agreed) meet(app, tess_last_error() == TESS_ERR_ARG ? 2 : 1);
+  if (app->agreed < 0) {
+    const int code = -app->agreed;
+    fflush(stdout);
+    tess_app_end(app);
+    exit(code);
+  }
+  tess_abort(1);
 }
 
 const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,
@@ -313,6 +353,7 @@ static int check_finite(run_state *r, long last_ok) {
             r->app->prog, nf.value, tess_sim_step(r->sim), tess_sim_time(r->sim), last_ok, what,
             nf.cell[0], nf.cell[1], nf.cell[2]);
   }
+  r->app->agreed = -1; /* every rank found it (collective): a clean end */
   return -1;
 }
 
@@ -432,9 +473,14 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   run_state r = {.app = app, .sim = sim, .loop = loop, .dt = loop->dt};
   int err = 1;
   double *chunk_ms = NULL;
-  if (select_vars(&r) || save_ini(app)) return 1;
+  const int bad_vars = select_vars(&r); /* the last check of the settings, then setup is over */
+  if (!app->agreed) meet(app, bad_vars ? 2 : 0);
+  if (app->agreed < 0 || save_ini(app)) return 1;
   if (!(r.config = tess_config_to_string(app->cfg))) return 1;
-  if (s->restart[0] && restart(&r)) goto done;
+  if (s->restart[0] && restart(&r)) { /* refused checkpoints are agreed by every rank */
+    app->agreed = -1;
+    goto done;
+  }
   const long start = tess_sim_step(sim);
   const size_t cells = (size_t)s->n[0] * s->n[1] * s->n[2];
   int nchunks = 0, cap = 0;
@@ -463,6 +509,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
                 "%s: the time step at step %ld is %g (it must be a finite number > 0; a stability "
                 "limit that went to 0 means the fields are out of range)\n",
                 app->prog, step, r.dt);
+      app->agreed = -1;
       goto done;
     }
     if (line && loop->progress) {

@@ -62,6 +62,7 @@ typedef struct {
   tess_precision precision;
   int root;   /* rank 0 */
   int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
+  int agreed; /* 0: setting up; 1: every rank is set up; -(exit code): every rank knows it failed */
 } tess_app;
 
 /* What an app gives the loop. Callbacks are collective (every rank calls them at the same
@@ -98,8 +99,16 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);
 /* Applies runtime.mode/device/tiles/procs to a created simulation. */
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim);
 /* The time loop above. 0: done (or stopped by a signal after its checkpoint); 1: failed,
- * message printed on rank 0 (the caller aborts the job). */
+ * message printed on rank 0 (the caller then calls tess_app_fail). It starts with the end of
+ * setup: every rank meets there, so a setting found bad after MPI started (a grid too small
+ * for the stencil, a precision a kernel lacks, too little memory) ends every rank cleanly. */
 int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
+/* Ends a failed run on this rank; does not return. When every rank knows of the failure (an
+ * error during setup, met by every rank at the start of tess_app_run, or a refused output
+ * directory), the job ends cleanly: StarPU and MPI down, exit 2 for bad input (1 otherwise),
+ * no MPI_ABORT. Otherwise (an error in the loop) it aborts the job. A rank still inside a
+ * collective of the setup cannot meet: a failing rank waits 60 s for the others, then aborts. */
+void tess_app_fail(tess_app *app);
 /* Finalizes and frees. */
 void tess_app_end(tess_app *app);
 

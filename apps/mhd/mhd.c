@@ -331,8 +331,8 @@ int main(int argc, char **argv) {
   const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
-  if (tess_app_start(&app, &argc, &argv, 0)) tess_abort(1);
-  if (run(&app, &o)) tess_abort(1);
+  if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
+  if (run(&app, &o)) tess_app_fail(&app);
   tess_app_end(&app);
   return 0;
 }

@@ -44,6 +44,8 @@ extern "C" {
 #define TESS_X_ENUM(name, text) name,
 typedef enum { TESS_ERR_LIST(TESS_X_ENUM) TESS_ERR_COUNT } tess_err;
 const char *tess_err_name(tess_err e);
+/* The code of the last error raised on this process (TESS_OK when none was). */
+tess_err tess_last_error(void);
 
 /* ---- finite sets, each with its printable names (X-macro lists) ----------------------------- */
 #define TESS_MODE_LIST(X)                                                                          \
