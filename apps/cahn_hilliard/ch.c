@@ -421,10 +421,7 @@ int main(int argc, char **argv) {
   const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   o.n = app.s.n;
-  if (check_settings(&app, &o)) {
-    tess_config_destroy(&app.cfg);
-    return 2;
-  }
+  if (check_settings(&app, &o)) return tess_app_refuse(&app);
   if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
   if (run(&app, &o)) tess_app_fail(&app);
   tess_app_end(&app);

@@ -97,6 +97,18 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
 
 int tess_app_prints(void) { return launcher_rank() == 0; }
 
+int tess_app_refuse(tess_app *app) {
+  tess_config_destroy(&app->cfg);
+  /* mpirun ends the job as soon as one rank exits with an error: a quiet rank leaving first
+   * could cut the printing rank's message (seen on a loaded 2-core machine). Wait instead:
+   * rank 0's exit ends the job, this rank with it, at once. */
+  if (!tess_app_prints()) {
+    const struct timespec wait = {10, 0};
+    nanosleep(&wait, NULL);
+  }
+  return 2;
+}
+
 void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]) {
   memset(s, 0, sizeof *s);
   for (int i = 0; i < 3; i++)
@@ -141,14 +153,13 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
   tess_app_settings *s = &app->s;
   *s = *defaults;
   const int quiet = !tess_app_prints();
-  if (retired_env(prog, quiet) || tess_config_create(prog, &app->cfg)) return 2;
+  if (retired_env(prog, quiet) || tess_config_create(prog, &app->cfg)) return tess_app_refuse(app);
   tess_config_set_output(app->cfg, quiet ? NULL : stdout);
   int exit_now = 0;
   if (add_common(app->cfg, s) || (nopts && tess_config_add(app->cfg, opts, nopts)) ||
       tess_config_parse(app->cfg, argc, argv, &exit_now)) {
     if (!quiet) fprintf(stderr, "%s: %s\n", prog, tess_config_error(app->cfg));
-    tess_config_destroy(&app->cfg);
-    return 2;
+    return tess_app_refuse(app);
   }
   if (exit_now) {
     tess_config_destroy(&app->cfg);

@@ -93,6 +93,10 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
 /* 1 on the one rank that prints: before MPI starts, the launcher's rank 0 (mpirun exports the
  * rank), so that bad input is reported once and not by every rank. */
 int tess_app_prints(void);
+/* Before MPI: refuses the run after a message printed by tess_app_prints()'s rank: frees the
+ * configuration and returns 2 (the exit status), the other ranks only after a wait, so that
+ * mpirun does not end the job before that message is out. */
+int tess_app_refuse(tess_app *app);
 /* MPI, StarPU, the output directory (when the run writes any file; `writes` adds the app's own
  * outputs), the configuration printed and saved there. 0, or 1 after a message. */
 int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);
