@@ -13,7 +13,7 @@
  *     --quick     smaller correctness cases
  *     --sanitize  only a few small launches (for compute-sanitizer), both precisions
  *     --profile N only 3 steps of the production kernel at N^3 (for ncu); with --f32 the
- *                 single-precision one
+ *                 single-precision one; --kind K: kernel_kind K instead of the production one
  *
  * ULPs as digest eq. 16: |m - c| / 2^(floor(log2 |m|) - p + 1) per cell, m the CPU value, p = 53
  * (double) or 24 (float), the minimum normal for m = 0; "normwise": max |m - c| in ULPs of
@@ -78,6 +78,8 @@ template <class T> static const char *kind_name(int kind, bool fma) {
   const char *k = kind == G::KIND_AUTO      ? "auto"
                   : kind == G::KIND_TILED   ? "tiled32x8"
                   : kind == G::KIND_TILED16 ? "tiled16x16"
+                  : kind == G::KIND_SPLIT   ? "split32x8"
+                  : kind == G::KIND_SPLIT1  ? "split32x8/1"
                                             : "generic";
   std::snprintf(buf, sizeof buf, "%s %s%s", prec<T>::name, k, fma ? "+fma" : "");
   return buf;
@@ -265,6 +267,41 @@ template <int TX, int TY, class T> static void emulate_tiled(G::kparams<T> p) {
   }
 }
 
+/* The split kernel: per step, every A thread, then every U thread (the pair barrier's order). */
+template <int TX, int TY, class T> static void emulate_split(G::kparams<T> p) {
+  typedef G::tile_geom<TX, TY, T> TG;
+  typedef G::split_geom<TX, TY, T> SG;
+  G::plan_tiles<TX, TY>(p, 132);
+  std::vector<T> sm(SG::TOTAL);
+  const int items = G::tiles_total(p);
+  std::vector<G::tile_state<T>> st(TG::NT);
+  for (int b = 0; b < items; b++) {
+    std::fill(sm.begin(), sm.end(), (T)NAN);
+    std::memcpy(sm.data(), prec<T>::tab(), prec<T>::tab_bytes());
+    const G::tile_item it = G::tile_of<TX, TY>(p, b);
+    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+      for (int tid = 0; tid < SG::NT; tid++)
+        G::issue_ring<TX, TY, T, SG::NW>(p, sm.data(), it, z, tid / 32, tid % 32);
+    for (int tid = 0; tid < SG::NT; tid++)
+      G::issue_centre<TX, TY, T, SG::NW>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
+    for (int tid = 0; tid < TG::NT; tid++)
+      G::tile_prologue<TX, TY>(p, it, tid, st[tid]);
+    for (int zc = it.z0; zc < it.z1; zc++) {
+      if (zc + 1 < it.z1)
+        for (int tid = 0; tid < SG::NT; tid++) {
+          G::issue_ring<TX, TY, T, SG::NW>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
+          G::issue_centre<TX, TY, T, SG::NW>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
+        }
+      for (int cid = 0; cid < TG::NT; cid++)
+        G::split_compute_a<TX, TY, T, true>(p, sm.data(), it, zc, cid);
+      for (int cid = 0; cid < TG::NT; cid++)
+        G::split_compute_u<TX, TY, T, true>(p, sm.data(),
+                                            reinterpret_cast<const unsigned long long *>(sm.data()),
+                                            it, zc, cid, st[cid]);
+    }
+  }
+}
+
 template <class T> static void emulate(const tess_region *r, int kind) {
   G::kparams<T> p;
   if (!G::make_kparams(r, p)) return;
@@ -274,6 +311,8 @@ template <class T> static void emulate(const tess_region *r, int kind) {
     emulate_tiled<32, 8>(p);
   else if (kind == G::KIND_TILED16)
     emulate_tiled<16, 16>(p);
+  else if (kind == G::KIND_SPLIT || kind == G::KIND_SPLIT1)
+    emulate_split<32, 8>(p);
   else
     for (int z = p.lo[2]; z < p.hi[2]; z++)
       for (int y = p.lo[1]; y < p.hi[1]; y++)
@@ -386,15 +425,13 @@ template <class T> static void validate(bool quick) {
   tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
   def.dt = 0x1p-23;
   const variant prod = {G::KIND_AUTO, false};
-  const std::vector<variant> all = {{G::KIND_TILED, false},
-                                    {G::KIND_GENERIC, false},
-                                    {G::KIND_TILED16, false},
-                                    {G::KIND_TILED, true},
+  const std::vector<variant> all = {{G::KIND_TILED, false},   {G::KIND_GENERIC, false},
+                                    {G::KIND_TILED16, false}, {G::KIND_SPLIT, false},
+                                    {G::KIND_SPLIT1, false},  {G::KIND_TILED, true},
                                     {G::KIND_GENERIC, true}};
-  const std::vector<variant> exact = {{G::KIND_AUTO, false},
-                                      {G::KIND_TILED, false},
-                                      {G::KIND_GENERIC, false},
-                                      {G::KIND_TILED16, false}};
+  const std::vector<variant> exact = {{G::KIND_AUTO, false},    {G::KIND_TILED, false},
+                                      {G::KIND_GENERIC, false}, {G::KIND_TILED16, false},
+                                      {G::KIND_SPLIT, false},   {G::KIND_SPLIT1, false}};
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",
               prec<T>::name, sizeof(T) == sizeof(double) ? "" : "_f32");
@@ -405,6 +442,7 @@ template <class T> static void validate(bool quick) {
   check_box<T>(name, cube, cube.lo, cube.hi, h, def, all, {0, 1, 2}, 1);
   std::snprintf(name, sizeof name, "%d^3 interior, one RK3 step", n);
   check_chain<T>(name, cube, h, def, prod, 2);
+  check_chain<T>(name, cube, h, def, {G::KIND_SPLIT, false}, 2);
 
   /* boxes inside the cube: thin outer segments, odd sizes, a single cell */
   const int e = cube.hi[0];
@@ -459,13 +497,14 @@ template <class T> static void sanitize_cases() {
   def.dt = 0x1p-23;
   const tile t = make_tile(40, 20, 12);
   check_box<T>("sanitize 40x20x12", t, t.lo, t.hi, h, def,
-               {{G::KIND_TILED, false}, {G::KIND_GENERIC, false}}, {1}, 50);
+               {{G::KIND_TILED, false}, {G::KIND_SPLIT, false}, {G::KIND_GENERIC, false}}, {1}, 50);
   const int lo[3] = {3, 3, 3}, hi[3] = {6, t.hi[1], t.hi[2]};
   check_box<T>("sanitize x-thin", t, lo, hi, h, def, {{G::KIND_AUTO, false}}, {1}, 51);
 }
 
 /* One step of the production kernel at n^3 after two warm-up steps, for ncu
  * (--launch-skip 6 --launch-count 1 picks substep 0 of the third step). */
+static int g_profile_kind = G::KIND_AUTO;
 template <class T> static void profile_case(int n) {
   const tile t = make_tile(n, n, n);
   const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
@@ -480,7 +519,7 @@ template <class T> static void profile_case(int n) {
     for (int k = 0; k < 3; k++) {
       p.substep = k;
       tess_region r = make_region(t, t.lo, t.hi, h, &p, (const T *)cur, prev);
-      G::launch<T>(&r, nullptr, G::KIND_AUTO, false);
+      G::launch<T>(&r, nullptr, g_profile_kind, false);
       std::swap(cur, prev);
     }
   CHECK(cudaDeviceSynchronize());
@@ -628,9 +667,9 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
   CHECK(cudaDeviceSynchronize());
   const double bpc = prec<T>::bytes_per_cell;
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
-  const std::vector<variant> vs = {{G::KIND_AUTO, false},
-                                   {G::KIND_TILED16, false},
-                                   {G::KIND_TILED, true},
+  const std::vector<variant> vs = {{G::KIND_AUTO, false},   {G::KIND_TILED, false},
+                                   {G::KIND_SPLIT, false},  {G::KIND_SPLIT1, false},
+                                   {G::KIND_TILED, true},   {G::KIND_SPLIT, true},
                                    {G::KIND_GENERIC, false}};
   for (const variant &v : vs) {
     T *cur = din, *prev = dout;
@@ -661,7 +700,8 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
     const int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
               hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
     const double bc = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-    for (int kind : {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_GENERIC}) {
+    for (int kind :
+         {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_SPLIT, (int)G::KIND_GENERIC}) {
       tess_region r = make_region(t, lo, hi, h, &p, (const T *)din, dout);
       double med, lo_ms;
       median_ms([&] { G::launch<T>(&r, nullptr, kind, false); }, reps, &med, &lo_ms);
@@ -676,6 +716,7 @@ static void print_kernel_resources() {
     const void *f;
     const char *name;
     size_t dyn;
+    int threads;
   } ks[] = {
       {(const void *)G::mhd_tiled_kernel<32, 8, double, true>, "f64 tiled32x8",
        G::tile_geom<32, 8, double>::SMEM},
@@ -683,6 +724,8 @@ static void print_kernel_resources() {
        G::tile_geom<16, 16, double>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, double, false>, "f64 tiled32x8+fma",
        G::tile_geom<32, 8, double>::SMEM},
+      {(const void *)G::mhd_split_kernel<32, 8, double, true, 1>, "f64 split32x8",
+       G::split_geom<32, 8, double>::SMEM, 512},
       {(const void *)G::mhd_generic_kernel<double, true>, "f64 generic", 0},
       {(const void *)G::mhd_generic_kernel<double, false>, "f64 generic+fma", 0},
       {(const void *)G::mhd_tiled_kernel<32, 8, float, true>, "f32 tiled32x8",
@@ -691,6 +734,10 @@ static void print_kernel_resources() {
        G::tile_geom<16, 16, float>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, float, false>, "f32 tiled32x8+fma",
        G::tile_geom<32, 8, float>::SMEM},
+      {(const void *)G::mhd_split_kernel<32, 8, float, true, 2>, "f32 split32x8",
+       G::split_geom<32, 8, float>::SMEM, 512},
+      {(const void *)G::mhd_split_kernel<32, 8, float, true, 1>, "f32 split32x8/1",
+       G::split_geom<32, 8, float>::SMEM, 512},
       {(const void *)G::mhd_generic_kernel<float, true>, "f32 generic", 0},
       {(const void *)G::mhd_generic_kernel<float, false>, "f32 generic+fma", 0},
   };
@@ -701,7 +748,7 @@ static void print_kernel_resources() {
     cudaFuncAttributes a;
     CHECK(cudaFuncGetAttributes(&a, k.f));
     int per_sm = 0;
-    const int threads = k.dyn ? 256 : 128;
+    const int threads = k.threads ? k.threads : k.dyn ? 256 : 128;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.f, threads, k.dyn));
     std::printf("  %-18s regs %3d  local(stack/spill) %4zu B  static smem %5zu B  dynamic smem "
                 "%6zu B  blocks/SM %d x %d threads\n",
@@ -725,6 +772,8 @@ int main(int argc, char **argv) {
       f32 = true;
     else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
       profile = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kind") && i + 1 < argc)
+      g_profile_kind = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-thin"))
       thin = false;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)

@@ -502,41 +502,29 @@ TMG_HD num<T, E> st_dxy(const A &a, T ihh) {
  * mhd.c's order) except the three that grad div needs. */
 template <class T, bool E> struct derivs { num<T, E> val[8], grad[8][3], lap[8], gdu[3], gda[3]; };
 
+/* The pure second derivative of component C along axis AX (0 on an inactive axis). */
+template <int C, int AX, class T, bool E, class A>
+TMG_HD num<T, E> axis_d2(const A &a, const kparams<T> &p, num<T, E> f0) {
+  return a.template active<AX>() ? st_d2<C, AX, T, E>(a, f0, p.ih2[AX]) : num<T, E>(T(0));
+}
+
 template <int C, class T, bool E, class A>
 TMG_HD void field_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> d2[3]) {
   const num<T, E> f0 = a.template get<C, 0, 0, 0>();
   d.val[C] = f0;
-  if (a.template active<0>()) {
-    d.grad[C][0] = st_d1<C, 0, T, E>(a, p.ih[0]);
-    d2[0] = st_d2<C, 0, T, E>(a, f0, p.ih2[0]);
-  } else {
-    d.grad[C][0] = T(0);
-    d2[0] = T(0);
-  }
-  if (a.template active<1>()) {
-    d.grad[C][1] = st_d1<C, 1, T, E>(a, p.ih[1]);
-    d2[1] = st_d2<C, 1, T, E>(a, f0, p.ih2[1]);
-  } else {
-    d.grad[C][1] = T(0);
-    d2[1] = T(0);
-  }
-  if (a.template active<2>()) {
-    d.grad[C][2] = st_d1<C, 2, T, E>(a, p.ih[2]);
-    d2[2] = st_d2<C, 2, T, E>(a, f0, p.ih2[2]);
-  } else {
-    d.grad[C][2] = T(0);
-    d2[2] = T(0);
-  }
+  d.grad[C][0] = a.template active<0>() ? st_d1<C, 0, T, E>(a, p.ih[0]) : num<T, E>(T(0));
+  d.grad[C][1] = a.template active<1>() ? st_d1<C, 1, T, E>(a, p.ih[1]) : num<T, E>(T(0));
+  d.grad[C][2] = a.template active<2>() ? st_d1<C, 2, T, E>(a, p.ih[2]) : num<T, E>(T(0));
+  d2[0] = axis_d2<C, 0, T, E>(a, p, f0);
+  d2[1] = axis_d2<C, 1, T, E>(a, p, f0);
+  d2[2] = axis_d2<C, 2, T, E>(a, p, f0);
   d.lap[C] = d2[0] + d2[1] + d2[2];
 }
 
-/* The vector at components V..V+2: its derivatives, and grad div as tess_mhd_graddiv. */
+/* grad div of the vector at components V..V+2 as tess_mhd_graddiv, from its pure second
+ * derivatives along its own axes (diag[a] = d^2 v_a / dx_a^2) and the mixed ones. */
 template <int V, class T, bool E, class A>
-TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> gd[3]) {
-  num<T, E> dx[3], dy[3], dz[3];
-  field_derivs<V + 0, T, E>(a, p, d, dx);
-  field_derivs<V + 1, T, E>(a, p, d, dy);
-  field_derivs<V + 2, T, E>(a, p, d, dz);
+TMG_HD void graddiv(const A &a, const kparams<T> &p, const num<T, E> diag[3], num<T, E> gd[3]) {
   num<T, E> m01 = T(0), m10 = T(0), m02 = T(0), m20 = T(0), m12 = T(0), m21 = T(0);
   if (a.template active<0>() && a.template active<1>()) {
     m01 = st_dxy<V + 1, 0, 1, T, E>(a, p.ihh[0]);
@@ -550,9 +538,30 @@ TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<
     m12 = st_dxy<V + 2, 1, 2, T, E>(a, p.ihh[2]);
     m21 = st_dxy<V + 1, 1, 2, T, E>(a, p.ihh[2]);
   }
-  gd[0] = dx[0] + m01 + m02;
-  gd[1] = m10 + dy[1] + m12;
-  gd[2] = m20 + m21 + dz[2];
+  gd[0] = diag[0] + m01 + m02;
+  gd[1] = m10 + diag[1] + m12;
+  gd[2] = m20 + m21 + diag[2];
+}
+
+/* The vector at components V..V+2: its derivatives, and grad div. */
+template <int V, class T, bool E, class A>
+TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> gd[3]) {
+  num<T, E> dx[3], dy[3], dz[3];
+  field_derivs<V + 0, T, E>(a, p, d, dx);
+  field_derivs<V + 1, T, E>(a, p, d, dy);
+  field_derivs<V + 2, T, E>(a, p, d, dz);
+  const num<T, E> diag[3] = {dx[0], dy[1], dz[2]};
+  graddiv<V, T, E>(a, p, diag, gd);
+}
+
+/* grad div u alone (the split kernel's A warps): the three pure second derivatives it needs,
+ * then the mixed ones. */
+template <class T, bool E, class A>
+TMG_HD void graddiv_u(const A &a, const kparams<T> &p, num<T, E> gd[3]) {
+  const num<T, E> diag[3] = {axis_d2<1, 0, T, E>(a, p, a.template get<1, 0, 0, 0>()),
+                             axis_d2<2, 1, T, E>(a, p, a.template get<2, 0, 0, 0>()),
+                             axis_d2<3, 2, T, E>(a, p, a.template get<3, 0, 0, 0>())};
+  graddiv<1, T, E>(a, p, diag, gd);
 }
 
 template <class T, bool E> TMG_HD num<T, E> dot3(const num<T, E> a[3], const num<T, E> b[3]) {
@@ -566,28 +575,45 @@ TMG_HD void cross3(const num<T, E> a[3], const num<T, E> b[3], num<T, E> out[3])
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* tess_mhd_rhs, term by term. */
+/* tess_mhd_rhs, term by term, in three parts that the split kernel's two kinds of warps share
+ * out (the whole-cell kernels call all three): magnetic() from the derivatives of A, hydro()
+ * from those of lnrho, u, ss plus magnetic()'s j x B and first heating terms, induction(). */
+template <class T, bool E> struct mag_terms {
+  num<T, E> B[3];   /* curl A + B_ext */
+  num<T, E> jxB[3]; /* j x B */
+  num<T, E> h1;     /* heating + eta mu0 j.j: the first two terms of the heating sum */
+};
+
 template <class T, bool E>
-TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
-                const unsigned long long *tab, num<T, E> F[8]) {
+TMG_HD void magnetic(const num<T, E> (*grad_a)[3], const num<T, E> lap_a[3], const num<T, E> gda[3],
+                     const kparams<T> &p, mag_terms<T, E> &m) {
   typedef num<T, E> N;
-  const auto K = [](double x) { return N(T(x)); }; /* a literal coefficient, rounded once */
-  const N lnrho = d.val[0], ss = d.val[4];
-  const N u[3] = {d.val[1], d.val[2], d.val[3]};
-  const N *grad_lnrho = d.grad[0], *grad_ss = d.grad[4];
-  const N(*grad_u)[3] = d.grad + 1;
-  const N(*grad_a)[3] = d.grad + 5;
-  const N *lap = d.lap, *lap_u = d.lap + 1, *lap_a = d.lap + 5;
-  const auto div_cp = [&p](N a) { return div_by<E>(a, p.cp, p.cp_inv, p.cp_pow2); };
-
-  const N div_u = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
-
-  const N B[3] = {grad_a[2][1] - grad_a[1][2] + p.bext[0], grad_a[0][2] - grad_a[2][0] + p.bext[1],
-                  grad_a[1][0] - grad_a[0][1] + p.bext[2]};
+  m.B[0] = grad_a[2][1] - grad_a[1][2] + p.bext[0];
+  m.B[1] = grad_a[0][2] - grad_a[2][0] + p.bext[1];
+  m.B[2] = grad_a[1][0] - grad_a[0][1] + p.bext[2];
   N j[3];
 #pragma unroll
   for (int i = 0; i < 3; i++)
-    j[i] = div_by<E>(d.gda[i] - lap_a[i], p.mu0, p.mu0_inv);
+    j[i] = div_by<E>(gda[i] - lap_a[i], p.mu0, p.mu0_inv);
+  cross3<T, E>(j, m.B, m.jxB);
+  m.h1 = p.heating + p.eta_mu0 * dot3<T, E>(j, j);
+}
+
+/* F of lnrho, u, ss (F[0..4]). val, grad, lap: components 0..4 (lnrho, ux, uy, uz, ss). */
+template <class T, bool E>
+TMG_HD void hydro(const num<T, E> val[5], const num<T, E> (*grad)[3], const num<T, E> lap[5],
+                  const num<T, E> gdu[3], const num<T, E> jxB[3], num<T, E> h1, const kparams<T> &p,
+                  num<T, E> force_y, const unsigned long long *tab, num<T, E> F[5]) {
+  typedef num<T, E> N;
+  const auto K = [](double x) { return N(T(x)); }; /* a literal coefficient, rounded once */
+  const N lnrho = val[0], ss = val[4];
+  const N *u = val + 1;
+  const N *grad_lnrho = grad[0], *grad_ss = grad[4];
+  const N(*grad_u)[3] = grad + 1;
+  const N *lap_u = lap + 1;
+  const auto div_cp = [&p](N a) { return div_by<E>(a, p.cp, p.cp_inv, p.cp_pow2); };
+
+  const N div_u = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
 
   N S[3][3];
 #pragma unroll
@@ -613,15 +639,13 @@ TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
 
   F[0] = -dot3<T, E>(u, grad_lnrho) - div_u;
 
-  N jxB[3];
-  cross3<T, E>(j, B, jxB);
 #pragma unroll
   for (int i = 0; i < 3; i++) {
     const N advection = dot3<T, E>(grad_u[i], u);
     const N pressure = cs2 * (div_cp(grad_ss[i]) + grad_lnrho[i]);
     const N S_grad_lnrho = dot3<T, E>(S[i], grad_lnrho);
     const N viscous =
-        p.nu * (lap_u[i] + K(1.0 / 3.0) * d.gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * d.gdu[i];
+        p.nu * (lap_u[i] + K(1.0 / 3.0) * gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * gdu[i];
     F[1 + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
   }
   if (p.has_force) F[2] = F[2] + force_y;
@@ -630,16 +654,52 @@ TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
                          div_cp(p.gamma * grad_ss[1]) + p.gm1 * grad_lnrho[1],
                          div_cp(p.gamma * grad_ss[2]) + p.gm1 * grad_lnrho[2]};
   const N lap_lnT = div_cp(p.gamma * lap[4]) + p.gm1 * lap[0];
-  const N heat = p.heating + p.eta_mu0 * dot3<T, E>(j, j) + K(2.0) * rho * p.nu * SS_contract +
-                 p.zeta * rho * div_u * div_u;
+  const N heat = h1 + K(2.0) * rho * p.nu * SS_contract + p.zeta * rho * div_u * div_u;
   const N conduction = p.K * inv_rho * (lap_lnT + dot3<T, E>(grad_lnT, grad_lnT));
   F[4] = -dot3<T, E>(u, grad_ss) + inv_rhoT * heat + conduction;
+}
 
-  N uxB[3];
+/* F of A (3 values): u x B + eta Lap A. */
+template <class T, bool E>
+TMG_HD void induction(const num<T, E> u[3], const num<T, E> B[3], const num<T, E> lap_a[3],
+                      const kparams<T> &p, num<T, E> FA[3]) {
+  num<T, E> uxB[3];
   cross3<T, E>(u, B, uxB);
 #pragma unroll
   for (int i = 0; i < 3; i++)
-    F[5 + i] = uxB[i] + p.eta * lap_a[i];
+    FA[i] = uxB[i] + p.eta * lap_a[i];
+}
+
+template <class T, bool E>
+TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
+                const unsigned long long *tab, num<T, E> F[8]) {
+  mag_terms<T, E> m;
+  magnetic<T, E>(d.grad + 5, d.lap + 5, d.gda, p, m);
+  hydro<T, E>(d.val, d.grad, d.lap, d.gdu, m.jxB, m.h1, p, force_y, tab, F);
+  induction<T, E>(d.val + 1, m.B, d.lap + 5, p, F + 5);
+}
+
+/* The y body force at padded x coordinate x: in double in both precisions, as the CPU (a
+ * function of x alone), then rounded to T. */
+template <class T, bool E> TMG_HD num<T, E> force_at(const kparams<T> &p, int x) {
+  if (!p.has_force) return num<T, E>(T(0));
+  typedef num<double, E> D;
+  long long gx = (p.origin0 + x) % p.global0;
+  if (gx < 0) gx += p.global0;
+  const D arg = div_by<E>(D(p.two_pi) * D((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
+  const double f = (D(p.force_amp) * D(sin(arg.v))).v;
+  if constexpr (sizeof(T) == sizeof(double))
+    return num<T, E>(f);
+  else
+    return num<T, E>(to_float(f));
+}
+
+/* The RK3 combination of one component: u^k (u), the old output (old, substeps 1 and 2), F. */
+template <class T, bool E>
+TMG_HD T rk_update(const kparams<T> &p, num<T, E> u, T old, num<T, E> F) {
+  typedef num<T, E> N;
+  if (p.substep == 0) return (u + p.beta * (p.dt * F)).v;
+  return (u + p.beta * (p.ab * (u - N(old)) + p.dt * F)).v;
 }
 
 /* The whole cell: derivatives, F, and the RK3 combination with the old output `old` (read
@@ -657,28 +717,11 @@ TMG_HD void cell_update(const A &a, const kparams<T> &p, const unsigned long lon
   vector_derivs<1, T, E>(a, p, d, d.gdu);
   vector_derivs<5, T, E>(a, p, d, d.gda);
 
-  N force_y = T(0);
-  if (p.has_force) { /* in double in both precisions, as the CPU: a function of x alone */
-    typedef num<double, E> D;
-    long long gx = (p.origin0 + x) % p.global0;
-    if (gx < 0) gx += p.global0;
-    const D arg = div_by<E>(D(p.two_pi) * D((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
-    const double f = (D(p.force_amp) * D(sin(arg.v))).v;
-    if constexpr (sizeof(T) == sizeof(double))
-      force_y = f;
-    else
-      force_y = to_float(f);
-  }
   N F[8];
-  rhs<T, E>(d, p, force_y, tab, F);
+  rhs<T, E>(d, p, force_at<T, E>(p, x), tab, F);
 #pragma unroll
-  for (int c = 0; c < 8; c++) {
-    const N u = d.val[c];
-    if (p.substep == 0)
-      res[c] = (u + p.beta * (p.dt * F[c])).v;
-    else
-      res[c] = (u + p.beta * (p.ab * (u - N(old[c])) + p.dt * F[c])).v;
-  }
+  for (int c = 0; c < 8; c++)
+    res[c] = rk_update<T, E>(p, d.val[c], old[c], F[c]);
 }
 
 /* ---- generic kernel: one thread per cell, stencil through L1 ------------------------------ */
@@ -806,7 +849,7 @@ TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int ro
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
-template <int TX, int TY, class T>
+template <int TX, int TY, class T, int NW = tile_geom<TX, TY, T>::NW>
 TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
@@ -817,17 +860,17 @@ TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, i
   const T *xr = pl + it.Y0 * p.sy + (it.X0 - 3);
   const T *yc = pl + (it.Y0 - 3) * p.sy + it.X0;
   const T *fu = pl + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_UX, xr + 1 * p.X, p.sy, rt, cw, 0, warp, lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_AX, xr + 5 * p.X, p.sy, rt, cw, TY, warp, lane);
-  copy_rect<TX, G::NW>(sm, slot + G::R_UY, yc + 2 * p.X, p.sy, rh, ct, 2 * TY, warp, lane);
-  copy_rect<TX, G::NW>(sm, slot + G::R_AY, yc + 6 * p.X, p.sy, rh, ct, 2 * TY + G::H, warp, lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_UZ, fu + 3 * p.X, p.sy, rh, cw, 2 * TY + 2 * G::H, warp,
-                         lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_AZ, fu + 7 * p.X, p.sy, rh, cw, 2 * TY + 3 * G::H, warp,
-                         lane);
+  copy_rect<G::W, NW>(sm, slot + G::R_UX, xr + 1 * p.X, p.sy, rt, cw, 0, warp, lane);
+  copy_rect<G::W, NW>(sm, slot + G::R_AX, xr + 5 * p.X, p.sy, rt, cw, TY, warp, lane);
+  copy_rect<TX, NW>(sm, slot + G::R_UY, yc + 2 * p.X, p.sy, rh, ct, 2 * TY, warp, lane);
+  copy_rect<TX, NW>(sm, slot + G::R_AY, yc + 6 * p.X, p.sy, rh, ct, 2 * TY + G::H, warp, lane);
+  copy_rect<G::W, NW>(sm, slot + G::R_UZ, fu + 3 * p.X, p.sy, rh, cw, 2 * TY + 2 * G::H, warp,
+                      lane);
+  copy_rect<G::W, NW>(sm, slot + G::R_AZ, fu + 7 * p.X, p.sy, rh, cw, 2 * TY + 3 * G::H, warp,
+                      lane);
 }
 
-template <int TX, int TY, class T>
+template <int TX, int TY, class T, int NW = tile_geom<TX, TY, T>::NW>
 TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
                          int lane) {
   typedef tile_geom<TX, TY, T> G;
@@ -838,8 +881,8 @@ TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z,
   const int comps[6] = {0, 4, 1, 5, 2, 6}; /* centre slot order: see tile_geom::cidx */
 #pragma unroll
   for (int i = 0; i < 6; i++)
-    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw,
-                           2 * TY + 4 * G::H + i * G::H, warp, lane);
+    copy_rect<G::W, NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw,
+                        2 * TY + 4 * G::H + i * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -875,6 +918,29 @@ template <int TX, int TY, class T> struct tile_acc {
   }
 };
 
+/* The accessor of the thread at (tx, ty) of the tile for step zc. */
+template <int TX, int TY, class T>
+TMG_HD tile_acc<TX, TY, T> make_acc(const T *sm, int zc, int tx, int ty, const tile_state<T> &st) {
+  typedef tile_geom<TX, TY, T> G;
+  tile_acc<TX, TY, T> a;
+  a.sm = sm;
+  const int o_full = (ty + 3) * G::W + tx + 3, o_xr = ty * G::W + tx + 3, o_yc = (ty + 3) * TX + tx;
+  a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
+#pragma unroll
+  for (int i = 0; i < 7; i++) {
+    const int base = G::RING0 + ((zc - 3 + i) & 7) * G::RS;
+    a.rxr[i] = base + o_xr;
+    a.ryc[i] = base + o_yc;
+    a.rfu[i] = base + o_full;
+  }
+#pragma unroll
+  for (int i = 0; i < 7; i++) {
+    a.ql[i] = st.ql[i];
+    a.qs[i] = st.qs[i];
+  }
+  return a;
+}
+
 template <int TX, int TY, class T>
 TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, tile_state<T> &st) {
   const int x = it.X0 + tid % TX, y = it.Y0 + tid / TX;
@@ -905,22 +971,7 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   for (int c = 0; c < 8; c++)
     old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : T(0);
 
-  tile_acc<TX, TY, T> a;
-  a.sm = sm;
-  const int o_full = (ty + 3) * G::W + tx + 3, o_xr = ty * G::W + tx + 3, o_yc = (ty + 3) * TX + tx;
-  a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    const int base = G::RING0 + ((zc - 3 + i) & 7) * G::RS;
-    a.rxr[i] = base + o_xr;
-    a.ryc[i] = base + o_yc;
-    a.rfu[i] = base + o_full;
-  }
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    a.ql[i] = st.ql[i];
-    a.qs[i] = st.qs[i];
-  }
+  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
   T res[8];
   cell_update<T, E>(a, p, tab, x, old, res);
   if (valid)
@@ -965,9 +1016,173 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
   }
 }
 
+/* ---- split kernel: two warps per row of cells -----------------------------------------------
+ * The tiled kernel's tile, ring and plane loads, with 2 TX TY threads: warps 0 .. NW-1 (the
+ * "U" warps) compute lnrho, u, ss (their derivatives along the axes, F[0..4], the RK3
+ * combination), warps NW .. 2NW-1 (the "A" warps) the same cells' A (its derivatives, grad div
+ * A, B, j, F[5..7]) and grad div u. An A warp hands grad div u, j x B and the first two heating
+ * terms (7 values a cell, XCH below) to its U warp through shared memory, behind a named
+ * barrier of the pair (bar.arrive / bar.sync, 64 threads). Half the registers a thread needs,
+ * so twice the warps per SM in double. The arithmetic is cell_update's, expression for
+ * expression (the same helpers), so the result is the same bits. */
+constexpr int XCH = 7; /* values an A warp hands over per cell */
+
+template <int TX, int TY, class T> struct split_geom {
+  typedef tile_geom<TX, TY, T> G;
+  static constexpr int NT = 2 * G::NT, NW = NT / 32;
+  static constexpr int X0 = G::TOTAL, TOTAL = G::TOTAL + XCH * G::NT;
+  static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
+};
+
+TMG_HD void pair_arrive(int id) {
+#ifdef __CUDA_ARCH__
+  asm volatile("bar.arrive %0, 64;\n" ::"r"(id) : "memory");
+#else
+  (void)id;
+#endif
+}
+TMG_HD void pair_sync(int id) {
+#ifdef __CUDA_ARCH__
+  asm volatile("bar.sync %0, 64;\n" ::"r"(id) : "memory");
+#else
+  (void)id;
+#endif
+}
+
+/* An A thread: cell cid of the tile at step zc. */
+template <int TX, int TY, class T, bool E>
+TMG_HD void split_compute_a(const kparams<T> &p, T *sm, const tile_item &it, int zc, int cid) {
+  typedef split_geom<TX, TY, T> S;
+  typedef num<T, E> N;
+  const int tx = cid % TX, ty = cid / TX;
+  const int x = it.X0 + tx, y = it.Y0 + ty;
+  const bool valid = x < p.hi[0] && y < p.hi[1];
+  const long long cell = x + y * p.sy + zc * p.sz;
+  T old[3];
+#pragma unroll
+  for (int c = 0; c < 3; c++)
+    old[c] = valid && p.substep > 0 ? p.out[cell + (5 + c) * p.X] : T(0);
+  const tile_state<T> none = {};
+  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, none);
+  derivs<T, E> d;
+  vector_derivs<5, T, E>(a, p, d, d.gda);
+  N gdu[3];
+  graddiv_u<T, E>(a, p, gdu);
+  mag_terms<T, E> m;
+  magnetic<T, E>(d.grad + 5, d.lap + 5, d.gda, p, m);
+  T *xch = sm + S::X0 + cid;
+#pragma unroll
+  for (int i = 0; i < 3; i++) {
+    xch[i * TX * TY] = gdu[i].v;
+    xch[(3 + i) * TX * TY] = m.jxB[i].v;
+  }
+  xch[6 * TX * TY] = m.h1.v;
+  pair_arrive(1 + cid / 32);
+  const N u[3] = {a.template get<1, 0, 0, 0>(), a.template get<2, 0, 0, 0>(),
+                  a.template get<3, 0, 0, 0>()};
+  N FA[3];
+  induction<T, E>(u, m.B, d.lap + 5, p, FA);
+  if (valid)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      p.out[cell + (5 + c) * p.X] = rk_update<T, E>(p, d.val[5 + c], old[c], FA[c]);
+}
+
+/* A U thread: cell cid at step zc; st: its lnrho, ss z-columns. */
+template <int TX, int TY, class T, bool E>
+TMG_HD void split_compute_u(const kparams<T> &p, const T *sm, const unsigned long long *tab,
+                            const tile_item &it, int zc, int cid, tile_state<T> &st) {
+  typedef split_geom<TX, TY, T> S;
+  typedef num<T, E> N;
+  const int tx = cid % TX, ty = cid / TX;
+  const int x = it.X0 + tx, y = it.Y0 + ty;
+  const bool valid = x < p.hi[0] && y < p.hi[1];
+  const long long cell = x + y * p.sy + zc * p.sz;
+  T nl = T(0), ns = T(0), old[5];
+  if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
+    nl = ldg(p.in + cell + 4 * p.sz);
+    ns = ldg(p.in + cell + 4 * p.sz + 4 * p.X);
+  }
+#pragma unroll
+  for (int c = 0; c < 5; c++)
+    old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : T(0);
+  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
+  derivs<T, E> d;
+  N d2[3];
+  field_derivs<0, T, E>(a, p, d, d2);
+  field_derivs<4, T, E>(a, p, d, d2);
+  field_derivs<1, T, E>(a, p, d, d2);
+  field_derivs<2, T, E>(a, p, d, d2);
+  field_derivs<3, T, E>(a, p, d, d2);
+  const N force_y = force_at<T, E>(p, x);
+  pair_sync(1 + cid / 32);
+  const T *xch = sm + S::X0 + cid;
+  N gdu[3], jxB[3];
+#pragma unroll
+  for (int i = 0; i < 3; i++) {
+    gdu[i] = xch[i * TX * TY];
+    jxB[i] = xch[(3 + i) * TX * TY];
+  }
+  const N h1 = xch[6 * TX * TY];
+  N F[5];
+  hydro<T, E>(d.val, d.grad, d.lap, gdu, jxB, h1, p, force_y, tab, F);
+  if (valid)
+#pragma unroll
+    for (int c = 0; c < 5; c++)
+      p.out[cell + c * p.X] = rk_update<T, E>(p, d.val[c], old[c], F[c]);
+#pragma unroll
+  for (int i = 0; i < 6; i++) {
+    st.ql[i] = st.ql[i + 1];
+    st.qs[i] = st.qs[i + 1];
+  }
+  st.ql[6] = nl;
+  st.qs[6] = ns;
+}
+
+template <int TX, int TY, class T, bool E, int MINB>
+__global__ void __launch_bounds__(2 * TX * TY, MINB) mhd_split_kernel(const kparams<T> p) {
+  typedef tile_geom<TX, TY, T> G;
+  typedef split_geom<TX, TY, T> S;
+  extern __shared__ __align__(16) unsigned char sm_bytes[];
+  T *sm = reinterpret_cast<T *>(sm_bytes);
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const bool role_a = tid >= G::NT;
+  const int cid = role_a ? tid - G::NT : tid;
+  const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
+  for (int i = tid; i < exp_words<T>(); i += S::NT)
+    reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
+  for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+    issue_ring<TX, TY, T, S::NW>(p, sm, it, z, warp, lane);
+  issue_centre<TX, TY, T, S::NW>(p, sm, it, it.z0, warp, lane);
+  cp_async_commit();
+  tile_state<T> st;
+  if (!role_a) tile_prologue<TX, TY>(p, it, cid, st);
+  for (int zc = it.z0; zc < it.z1; zc++) {
+    cp_async_wait_all();
+    __syncthreads();
+    if (zc + 1 < it.z1) {
+      issue_ring<TX, TY, T, S::NW>(p, sm, it, zc + 4, warp, lane);
+      issue_centre<TX, TY, T, S::NW>(p, sm, it, zc + 1, warp, lane);
+    }
+    cp_async_commit();
+    if (role_a)
+      split_compute_a<TX, TY, T, E>(p, sm, it, zc, cid);
+    else
+      split_compute_u<TX, TY, T, E>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes),
+                                    it, zc, cid, st);
+  }
+}
+
 /* ---- host side ---------------------------------------------------------------------------- */
 
-enum kernel_kind { KIND_AUTO = 0, KIND_TILED = 1, KIND_GENERIC = 2, KIND_TILED16 = 3 };
+enum kernel_kind {
+  KIND_AUTO = 0,
+  KIND_TILED = 1,
+  KIND_GENERIC = 2,
+  KIND_TILED16 = 3,
+  KIND_SPLIT = 4,  /* the split kernel, production blocks per SM */
+  KIND_SPLIT1 = 5, /* the split kernel with one block per SM (benchmark builds) */
+};
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
  * would leave 29 of 32 lanes idle). */
@@ -1090,22 +1305,39 @@ static void check_launch() {
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
 }
 
-template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
-  typedef tile_geom<TX, TY, T> G;
-  auto kern = mhd_tiled_kernel<TX, TY, T, E>;
+/* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
+ * its z chunks planned for the blocks that fit on the device at once. */
+template <int TX, int TY, class T, class K>
+static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s) {
   cudaError_t err =
-      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM);
+      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   int dev = 0, nsm = 1, per_sm = 1;
   err = cudaGetDevice(&dev);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
   if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, G::NT, G::SMEM);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, nt, smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1));
-  kern<<<tiles_total(p), G::NT, G::SMEM, s>>>(p);
+  kern<<<tiles_total(p), nt, smem, s>>>(p);
   check_launch();
 }
+
+template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
+  typedef tile_geom<TX, TY, T> G;
+  launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, E>, G::NT, G::SMEM, p, s);
+}
+
+/* MINB: blocks per SM the split kernel is built for (1: up to 128 registers a thread, 2: 64). */
+template <int TX, int TY, class T, bool E, int MINB>
+static void launch_split(kparams<T> &p, cudaStream_t s) {
+  typedef split_geom<TX, TY, T> S;
+  launch_blocks<TX, TY>(mhd_split_kernel<TX, TY, T, E, MINB>, S::NT, S::SMEM, p, s);
+}
+
+/* The split kernel's blocks per SM in production: double needs 1 (212 KiB of planes), float
+ * takes 2. */
+template <class T> constexpr int split_minb() { return sizeof(T) == sizeof(double) ? 1 : 2; }
 
 template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
@@ -1118,11 +1350,13 @@ template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaS
   check_launch();
 }
 
+/* Double: the split kernel (twice the warps of the tiled one); float: the tiled kernel, which
+ * already runs two blocks per SM. */
 template <class T> static int auto_kind(const kparams<T> &p) {
   const bool is3d = p.act[0] && p.act[1] && p.act[2];
-  return is3d && p.hi[0] - p.lo[0] >= TILED_MIN_N0 && p.hi[1] - p.lo[1] >= TILED_MIN_N1
-             ? KIND_TILED
-             : KIND_GENERIC;
+  if (!(is3d && p.hi[0] - p.lo[0] >= TILED_MIN_N0 && p.hi[1] - p.lo[1] >= TILED_MIN_N1))
+    return KIND_GENERIC;
+  return sizeof(T) == sizeof(double) ? KIND_SPLIT : KIND_TILED;
 }
 
 /* T: double or float (r->prec must say the same); kind: kernel_kind; fma: the contracted
@@ -1140,6 +1374,8 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
       launch_tiled<32, 8, T, false>(p, s);
     else if (kind == KIND_TILED16)
       launch_tiled<16, 16, T, false>(p, s);
+    else if (kind == KIND_SPLIT)
+      launch_split<32, 8, T, false, split_minb<T>()>(p, s);
     else
       launch_generic<T, false>(p, s);
     return;
@@ -1148,12 +1384,19 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tiled<16, 16, T, true>(p, s);
     return;
   }
+  if (kind == KIND_SPLIT1) {
+    launch_split<32, 8, T, true, 1>(p, s);
+    return;
+  }
 #else
   (void)fma;
   if (kind == KIND_TILED16) kind = KIND_TILED;
+  if (kind == KIND_SPLIT1) kind = KIND_SPLIT;
 #endif
   if (kind == KIND_TILED)
     launch_tiled<32, 8, T, true>(p, s);
+  else if (kind == KIND_SPLIT)
+    launch_split<32, 8, T, true, split_minb<T>()>(p, s);
   else
     launch_generic<T, true>(p, s);
 }
