@@ -335,12 +335,31 @@ TMG_HD num<float, E> div_by(num<float, E> a, float b, float binv, bool pow2 = fa
 
 __constant__ unsigned long long exp_tab_dev[256] = TMG_EXP_TAB;
 
+/* exp's and expf's constants that are no FP64 immediates: from the constant bank on the device
+ * (see w_d below), literals on the host. */
+#define TMG_EXPC(F)                                                                                \
+  F(0x1.71547652b82fep0 * 128), F(-0x1.62e42fefa0000p-8), F(-0x1.cf79abc9e3b3ap-47),               \
+      F(0x1.ffffffffffdbdp-2), F(0x1.555555555543cp-3), F(0x1.55555cf172b91p-5),                   \
+      F(0x1.1111167a4d017p-7), F(0x1.71547652b82fep0 * 32),                                        \
+      F(0x1.c6af84b912394p-5 / 32 / 32 / 32), F(0x1.ebfce50fac4f3p-3 / 32 / 32),                   \
+      F(0x1.62e42ff0c52d6p-1 / 32)
+enum { eINV_LN2N, eNLN2HI, eNLN2LO, eC2, eC3, eC4, eC5, fINV_LN2N, fC0, fC1, fC2, eNC };
+#define TMG_SAME(x) (x)
+__constant__ double expc_d[eNC] = {TMG_EXPC(TMG_SAME)};
+template <int I> TMG_HD double expc() {
+#ifdef __CUDA_ARCH__
+  return expc_d[I];
+#else
+  constexpr double c[eNC] = {TMG_EXPC(TMG_SAME)};
+  return c[I];
+#endif
+}
+
 /* tab: the 256 words above (shared memory on the device). */
 TMG_HD double tess_mhd_exp(double x, const unsigned long long *tab) {
-  const double inv_ln2_n = 0x1.71547652b82fep0 * 128, shift = 0x1.8p52;
-  const double neg_ln2_hi_n = -0x1.62e42fefa0000p-8, neg_ln2_lo_n = -0x1.cf79abc9e3b3ap-47;
-  const double c2 = 0x1.ffffffffffdbdp-2, c3 = 0x1.555555555543cp-3, c4 = 0x1.55555cf172b91p-5,
-               c5 = 0x1.1111167a4d017p-7;
+  const double inv_ln2_n = expc<eINV_LN2N>(), shift = 0x1.8p52;
+  const double neg_ln2_hi_n = expc<eNLN2HI>(), neg_ln2_lo_n = expc<eNLN2LO>();
+  const double c2 = expc<eC2>(), c3 = expc<eC3>(), c4 = expc<eC4>(), c5 = expc<eC5>();
   const unsigned abstop = (unsigned)(as_bits(x) >> 52) & 0x7ffu;
   if (abstop - 0x3c9u >= 0x408u - 0x3c9u) { /* |x| < 2^-54 or |x| >= 512, inf, nan */
     if (abstop - 0x3c9u >= 0x80000000u) return rn_add(1.0, x); /* tiny: glibc's 1 + x */
@@ -382,9 +401,8 @@ __constant__ unsigned long long expf_tab_dev[32] = TMG_EXPF_TAB;
 
 /* tab: the 32 words above (shared memory on the device). */
 TMG_HD float tess_mhd_expf(float x, const unsigned long long *tab) {
-  const double inv_ln2_n = 0x1.71547652b82fep0 * 32, shift = 0x1.8p52;
-  const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
-               c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  const double inv_ln2_n = expc<fINV_LN2N>(), shift = 0x1.8p52;
+  const double c0 = expc<fC0>(), c1 = expc<fC1>(), c2 = expc<fC2>();
   const unsigned abstop = (as_bits(x) >> 20) & 0x7ffu;
   if (abstop >= 0x42bu) {                       /* |x| >= 88, inf, nan: glibc's branches */
     if (as_bits(x) == 0xff800000u) return 0.0f; /* -inf */
@@ -445,10 +463,30 @@ template <class T> struct kparams {
 
 /* ---- the stencils, in mhd.h's evaluation order ------------------------------------------- */
 
-/* The weights as double expressions; T(k) rounds one to float once, as mhd.h's float twins. */
-constexpr double kA1 = 3.0 / 4.0, kA2 = -3.0 / 20.0, kA3 = 1.0 / 60.0;
-constexpr double kB0 = -49.0 / 18.0, kB1 = 3.0 / 2.0, kB2 = -3.0 / 20.0, kB3 = 1.0 / 90.0;
-constexpr double kC1 = 270.0 / 720.0, kC2 = -27.0 / 720.0, kC3 = 2.0 / 720.0;
+/* The weights and the rate-of-strain thirds as double expressions; each is rounded to float once
+ * for the float kernels, as mhd.h's float twins. On the device they come from the constant bank
+ * (w_d, w_f): an FP64 instruction takes a constant-bank operand, while a literal that is no
+ * immediate costs two uniform-register moves at each use (~115 instructions a cell in SASS). */
+#define TMG_WEIGHTS(F)                                                                             \
+  F(3.0 / 4.0), F(-3.0 / 20.0), F(1.0 / 60.0), F(-49.0 / 18.0), F(3.0 / 2.0), F(-3.0 / 20.0),      \
+      F(1.0 / 90.0), F(270.0 / 720.0), F(-27.0 / 720.0), F(2.0 / 720.0), F(2.0 / 3.0),             \
+      F(1.0 / 3.0)
+enum { kA1, kA2, kA3, kB0, kB1, kB2, kB3, kC1, kC2, kC3, kTWO3, kONE3, kNW };
+#define TMG_AS_FLOAT(x) ((float)(x))
+__constant__ double w_d[kNW] = {TMG_WEIGHTS(TMG_SAME)};
+__constant__ float w_f[kNW] = {TMG_WEIGHTS(TMG_AS_FLOAT)};
+
+template <class T, int I> TMG_HD T wgt() {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == sizeof(double))
+    return w_d[I];
+  else
+    return w_f[I];
+#else
+  constexpr double w[kNW] = {TMG_WEIGHTS(TMG_SAME)};
+  return T(w[I]);
+#endif
+}
 
 /* Accessor A: a.get<C, DX, DY, DZ>() is component C at offset (DX, DY, DZ) from the cell (a T);
  * a.active<AXIS>() says whether the axis has a stencil. */
@@ -460,7 +498,9 @@ template <int C, int AX, class T, bool E, class A> TMG_HD num<T, E> st_d1(const 
           m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
   const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
           m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (N(T(kA1)) * (p1 - m1) + N(T(kA2)) * (p2 - m2) + N(T(kA3)) * (p3 - m3)) * N(ih);
+  return (N(wgt<T, kA1>()) * (p1 - m1) + N(wgt<T, kA2>()) * (p2 - m2) +
+          N(wgt<T, kA3>()) * (p3 - m3)) *
+         N(ih);
 }
 
 template <int C, int AX, class T, bool E, class A>
@@ -472,7 +512,8 @@ TMG_HD num<T, E> st_d2(const A &a, num<T, E> f0, T ih2) {
           m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
   const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
           m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (N(T(kB0)) * f0 + N(T(kB1)) * (p1 + m1) + N(T(kB2)) * (p2 + m2) + N(T(kB3)) * (p3 + m3)) *
+  return (N(wgt<T, kB0>()) * f0 + N(wgt<T, kB1>()) * (p1 + m1) + N(wgt<T, kB2>()) * (p2 + m2) +
+          N(wgt<T, kB3>()) * (p3 + m3)) *
          N(ih2);
 }
 
@@ -493,8 +534,9 @@ TMG_HD num<T, E> st_diag(const A &a) {
 template <int C, int P, int Q, class T, bool E, class A>
 TMG_HD num<T, E> st_dxy(const A &a, T ihh) {
   typedef num<T, E> N;
-  return (N(T(kC1)) * st_diag<C, P, Q, 1, T, E>(a) + N(T(kC2)) * st_diag<C, P, Q, 2, T, E>(a) +
-          N(T(kC3)) * st_diag<C, P, Q, 3, T, E>(a)) *
+  return (N(wgt<T, kC1>()) * st_diag<C, P, Q, 1, T, E>(a) +
+          N(wgt<T, kC2>()) * st_diag<C, P, Q, 2, T, E>(a) +
+          N(wgt<T, kC3>()) * st_diag<C, P, Q, 3, T, E>(a)) *
          N(ihh);
 }
 
@@ -621,9 +663,9 @@ TMG_HD void hydro(const num<T, E> val[5], const num<T, E> (*grad)[3], const num<
 #pragma unroll
     for (int k = 0; k < 3; k++)
       S[i][k] = K(0.5) * (grad_u[i][k] + grad_u[k][i]);
-  S[0][0] = K(2.0 / 3.0) * grad_u[0][0] - K(1.0 / 3.0) * (grad_u[1][1] + grad_u[2][2]);
-  S[1][1] = K(2.0 / 3.0) * grad_u[1][1] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[2][2]);
-  S[2][2] = K(2.0 / 3.0) * grad_u[2][2] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[1][1]);
+  S[0][0] = N(wgt<T, kTWO3>()) * grad_u[0][0] - N(wgt<T, kONE3>()) * (grad_u[1][1] + grad_u[2][2]);
+  S[1][1] = N(wgt<T, kTWO3>()) * grad_u[1][1] - N(wgt<T, kONE3>()) * (grad_u[0][0] + grad_u[2][2]);
+  S[2][2] = N(wgt<T, kTWO3>()) * grad_u[2][2] - N(wgt<T, kONE3>()) * (grad_u[0][0] + grad_u[1][1]);
   N SS_contract = T(0);
 #pragma unroll
   for (int i = 0; i < 3; i++)
@@ -645,7 +687,7 @@ TMG_HD void hydro(const num<T, E> val[5], const num<T, E> (*grad)[3], const num<
     const N pressure = cs2 * (div_cp(grad_ss[i]) + grad_lnrho[i]);
     const N S_grad_lnrho = dot3<T, E>(S[i], grad_lnrho);
     const N viscous =
-        p.nu * (lap_u[i] + K(1.0 / 3.0) * gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * gdu[i];
+        p.nu * (lap_u[i] + N(wgt<T, kONE3>()) * gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * gdu[i];
     F[1 + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
   }
   if (p.has_force) F[2] = F[2] + force_y;
@@ -807,16 +849,18 @@ template <int TX, int TY, class T> TMG_HD tile_item tile_of(const kparams<T> &p,
   return it;
 }
 
-/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned). */
-template <class T> TMG_HD void cp_async(T *dst, const T *src) {
+/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned); dst:
+ * its shared-memory address (device) and pointer (host emulation). */
+template <class T> TMG_HD void cp_async(unsigned dst, T *dst_host, const T *src) {
 #ifdef __CUDA_ARCH__
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  (void)dst_host;
   if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
 #else
-  *dst = *src;
+  (void)dst;
+  *dst_host = *src;
 #endif
 }
 TMG_HD void cp_async_commit() {
@@ -830,20 +874,36 @@ TMG_HD void cp_async_wait_all() {
 #endif
 }
 
+/* The shared-memory address of sm[i] (device; 0 on the host, where cp_async takes the pointer). */
+template <class T> TMG_HD unsigned smem_addr(const T *sm, int i) {
+#ifdef __CUDA_ARCH__
+  return (unsigned)__cvta_generic_to_shared(sm) + (unsigned)(i * (int)sizeof(T));
+#else
+  (void)sm;
+  (void)i;
+  return 0;
+#endif
+}
+
 /* Rows [0, rows_ok) of an NCOL-wide rectangle (first row at src, rows row_stride apart) into
  * shared memory at sm + dst (pitch NCOL); columns >= cols_ok lie past the region's reach and
- * are not read. Row r goes to warp (r + rot) % NW, lane = column. */
+ * are not read. Row r goes to warp (r + rot) % NW, lane = column. Addresses are formed once
+ * per row (the shared one from the rectangle's base) and shared by its two column groups: per
+ * element, nvcc otherwise rebuilt the shared window base and the 64-bit source address, ~12
+ * instructions for each copied element. */
 template <int NCOL, int NW, class T>
 TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int rows_ok, int cols_ok,
                       int rot, int warp, int lane) {
+  static_assert(NCOL <= 64, "two column groups at most");
+  const unsigned base = smem_addr(sm, dst + lane);
+  const bool c0 = (lane < NCOL) && (lane < cols_ok);
+  const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
   for (int r = (warp + NW - rot % NW) % NW; r < rows_ok; r += NW) {
-    const T *s = src + r * row_stride;
-    T *d = sm + dst + r * NCOL;
-#pragma unroll
-    for (int c0 = 0; c0 < NCOL; c0 += 32) {
-      const int c = c0 + lane;
-      if (c < NCOL && c < cols_ok) cp_async(d + c, s + c);
-    }
+    const T *s = src + r * row_stride + lane;
+    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+    T *dh = sm + dst + r * NCOL + lane;
+    if (c0) cp_async(d, dh, s);
+    if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
   }
 }
 
@@ -1350,13 +1410,11 @@ template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaS
   check_launch();
 }
 
-/* Double: the split kernel (twice the warps of the tiled one); float: the tiled kernel, which
- * already runs two blocks per SM. */
 template <class T> static int auto_kind(const kparams<T> &p) {
   const bool is3d = p.act[0] && p.act[1] && p.act[2];
-  if (!(is3d && p.hi[0] - p.lo[0] >= TILED_MIN_N0 && p.hi[1] - p.lo[1] >= TILED_MIN_N1))
-    return KIND_GENERIC;
-  return sizeof(T) == sizeof(double) ? KIND_SPLIT : KIND_TILED;
+  return is3d && p.hi[0] - p.lo[0] >= TILED_MIN_N0 && p.hi[1] - p.lo[1] >= TILED_MIN_N1
+             ? KIND_TILED
+             : KIND_GENERIC;
 }
 
 /* T: double or float (r->prec must say the same); kind: kernel_kind; fma: the contracted
