@@ -78,8 +78,6 @@ template <class T> static const char *kind_name(int kind, bool fma) {
   const char *k = kind == G::KIND_AUTO      ? "auto"
                   : kind == G::KIND_TILED   ? "tiled32x8"
                   : kind == G::KIND_TILED16 ? "tiled16x16"
-                  : kind == G::KIND_SPLIT   ? "split32x8"
-                  : kind == G::KIND_SPLIT1  ? "split32x8/1"
                                             : "generic";
   std::snprintf(buf, sizeof buf, "%s %s%s", prec<T>::name, k, fma ? "+fma" : "");
   return buf;
@@ -267,41 +265,6 @@ template <int TX, int TY, class T> static void emulate_tiled(G::kparams<T> p) {
   }
 }
 
-/* The split kernel: per step, every A thread, then every U thread (the pair barrier's order). */
-template <int TX, int TY, class T> static void emulate_split(G::kparams<T> p) {
-  typedef G::tile_geom<TX, TY, T> TG;
-  typedef G::split_geom<TX, TY, T> SG;
-  G::plan_tiles<TX, TY>(p, 132);
-  std::vector<T> sm(SG::TOTAL);
-  const int items = G::tiles_total(p);
-  std::vector<G::tile_state<T>> st(TG::NT);
-  for (int b = 0; b < items; b++) {
-    std::fill(sm.begin(), sm.end(), (T)NAN);
-    std::memcpy(sm.data(), prec<T>::tab(), prec<T>::tab_bytes());
-    const G::tile_item it = G::tile_of<TX, TY>(p, b);
-    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
-      for (int tid = 0; tid < SG::NT; tid++)
-        G::issue_ring<TX, TY, T, SG::NW>(p, sm.data(), it, z, tid / 32, tid % 32);
-    for (int tid = 0; tid < SG::NT; tid++)
-      G::issue_centre<TX, TY, T, SG::NW>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
-    for (int tid = 0; tid < TG::NT; tid++)
-      G::tile_prologue<TX, TY>(p, it, tid, st[tid]);
-    for (int zc = it.z0; zc < it.z1; zc++) {
-      if (zc + 1 < it.z1)
-        for (int tid = 0; tid < SG::NT; tid++) {
-          G::issue_ring<TX, TY, T, SG::NW>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
-          G::issue_centre<TX, TY, T, SG::NW>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
-        }
-      for (int cid = 0; cid < TG::NT; cid++)
-        G::split_compute_a<TX, TY, T, true>(p, sm.data(), it, zc, cid);
-      for (int cid = 0; cid < TG::NT; cid++)
-        G::split_compute_u<TX, TY, T, true>(p, sm.data(),
-                                            reinterpret_cast<const unsigned long long *>(sm.data()),
-                                            it, zc, cid, st[cid]);
-    }
-  }
-}
-
 template <class T> static void emulate(const tess_region *r, int kind) {
   G::kparams<T> p;
   if (!G::make_kparams(r, p)) return;
@@ -311,8 +274,6 @@ template <class T> static void emulate(const tess_region *r, int kind) {
     emulate_tiled<32, 8>(p);
   else if (kind == G::KIND_TILED16)
     emulate_tiled<16, 16>(p);
-  else if (kind == G::KIND_SPLIT || kind == G::KIND_SPLIT1)
-    emulate_split<32, 8>(p);
   else
     for (int z = p.lo[2]; z < p.hi[2]; z++)
       for (int y = p.lo[1]; y < p.hi[1]; y++)
@@ -425,13 +386,15 @@ template <class T> static void validate(bool quick) {
   tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
   def.dt = 0x1p-23;
   const variant prod = {G::KIND_AUTO, false};
-  const std::vector<variant> all = {{G::KIND_TILED, false},   {G::KIND_GENERIC, false},
-                                    {G::KIND_TILED16, false}, {G::KIND_SPLIT, false},
-                                    {G::KIND_SPLIT1, false},  {G::KIND_TILED, true},
+  const std::vector<variant> all = {{G::KIND_TILED, false},
+                                    {G::KIND_GENERIC, false},
+                                    {G::KIND_TILED16, false},
+                                    {G::KIND_TILED, true},
                                     {G::KIND_GENERIC, true}};
-  const std::vector<variant> exact = {{G::KIND_AUTO, false},    {G::KIND_TILED, false},
-                                      {G::KIND_GENERIC, false}, {G::KIND_TILED16, false},
-                                      {G::KIND_SPLIT, false},   {G::KIND_SPLIT1, false}};
+  const std::vector<variant> exact = {{G::KIND_AUTO, false},
+                                      {G::KIND_TILED, false},
+                                      {G::KIND_GENERIC, false},
+                                      {G::KIND_TILED16, false}};
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",
               prec<T>::name, sizeof(T) == sizeof(double) ? "" : "_f32");
@@ -442,7 +405,6 @@ template <class T> static void validate(bool quick) {
   check_box<T>(name, cube, cube.lo, cube.hi, h, def, all, {0, 1, 2}, 1);
   std::snprintf(name, sizeof name, "%d^3 interior, one RK3 step", n);
   check_chain<T>(name, cube, h, def, prod, 2);
-  check_chain<T>(name, cube, h, def, {G::KIND_SPLIT, false}, 2);
 
   /* boxes inside the cube: thin outer segments, odd sizes, a single cell */
   const int e = cube.hi[0];
@@ -497,7 +459,7 @@ template <class T> static void sanitize_cases() {
   def.dt = 0x1p-23;
   const tile t = make_tile(40, 20, 12);
   check_box<T>("sanitize 40x20x12", t, t.lo, t.hi, h, def,
-               {{G::KIND_TILED, false}, {G::KIND_SPLIT, false}, {G::KIND_GENERIC, false}}, {1}, 50);
+               {{G::KIND_TILED, false}, {G::KIND_GENERIC, false}}, {1}, 50);
   const int lo[3] = {3, 3, 3}, hi[3] = {6, t.hi[1], t.hi[2]};
   check_box<T>("sanitize x-thin", t, lo, hi, h, def, {{G::KIND_AUTO, false}}, {1}, 51);
 }
@@ -667,9 +629,9 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
   CHECK(cudaDeviceSynchronize());
   const double bpc = prec<T>::bytes_per_cell;
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
-  const std::vector<variant> vs = {{G::KIND_AUTO, false},   {G::KIND_TILED, false},
-                                   {G::KIND_SPLIT, false},  {G::KIND_SPLIT1, false},
-                                   {G::KIND_TILED, true},   {G::KIND_SPLIT, true},
+  const std::vector<variant> vs = {{G::KIND_AUTO, false},
+                                   {G::KIND_TILED16, false},
+                                   {G::KIND_TILED, true},
                                    {G::KIND_GENERIC, false}};
   for (const variant &v : vs) {
     T *cur = din, *prev = dout;
@@ -700,8 +662,7 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
     const int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
               hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
     const double bc = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-    for (int kind :
-         {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_SPLIT, (int)G::KIND_GENERIC}) {
+    for (int kind : {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_GENERIC}) {
       tess_region r = make_region(t, lo, hi, h, &p, (const T *)din, dout);
       double med, lo_ms;
       median_ms([&] { G::launch<T>(&r, nullptr, kind, false); }, reps, &med, &lo_ms);
@@ -716,7 +677,6 @@ static void print_kernel_resources() {
     const void *f;
     const char *name;
     size_t dyn;
-    int threads;
   } ks[] = {
       {(const void *)G::mhd_tiled_kernel<32, 8, double, true>, "f64 tiled32x8",
        G::tile_geom<32, 8, double>::SMEM},
@@ -724,8 +684,6 @@ static void print_kernel_resources() {
        G::tile_geom<16, 16, double>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, double, false>, "f64 tiled32x8+fma",
        G::tile_geom<32, 8, double>::SMEM},
-      {(const void *)G::mhd_split_kernel<32, 8, double, true, 1>, "f64 split32x8",
-       G::split_geom<32, 8, double>::SMEM, 512},
       {(const void *)G::mhd_generic_kernel<double, true>, "f64 generic", 0},
       {(const void *)G::mhd_generic_kernel<double, false>, "f64 generic+fma", 0},
       {(const void *)G::mhd_tiled_kernel<32, 8, float, true>, "f32 tiled32x8",
@@ -734,10 +692,6 @@ static void print_kernel_resources() {
        G::tile_geom<16, 16, float>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, float, false>, "f32 tiled32x8+fma",
        G::tile_geom<32, 8, float>::SMEM},
-      {(const void *)G::mhd_split_kernel<32, 8, float, true, 2>, "f32 split32x8",
-       G::split_geom<32, 8, float>::SMEM, 512},
-      {(const void *)G::mhd_split_kernel<32, 8, float, true, 1>, "f32 split32x8/1",
-       G::split_geom<32, 8, float>::SMEM, 512},
       {(const void *)G::mhd_generic_kernel<float, true>, "f32 generic", 0},
       {(const void *)G::mhd_generic_kernel<float, false>, "f32 generic+fma", 0},
   };
@@ -748,7 +702,7 @@ static void print_kernel_resources() {
     cudaFuncAttributes a;
     CHECK(cudaFuncGetAttributes(&a, k.f));
     int per_sm = 0;
-    const int threads = k.threads ? k.threads : k.dyn ? 256 : 128;
+    const int threads = k.dyn ? 256 : 128;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.f, threads, k.dyn));
     std::printf("  %-18s regs %3d  local(stack/spill) %4zu B  static smem %5zu B  dynamic smem "
                 "%6zu B  blocks/SM %d x %d threads\n",
@@ -783,10 +737,11 @@ int main(int argc, char **argv) {
       for (char *s = std::strtok(argv[++i], ","); s; s = std::strtok(nullptr, ","))
         sizes.push_back(std::atoi(s));
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] "
-                   "[--sanitize] [--profile N] [--f32]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] [--kind K] "
+          "[--sanitize] [--profile N] [--f32]\n",
+          argv[0]);
       return 2;
     }
   }

@@ -596,16 +596,6 @@ TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<
   graddiv<V, T, E>(a, p, diag, gd);
 }
 
-/* grad div u alone (the split kernel's A warps): the three pure second derivatives it needs,
- * then the mixed ones. */
-template <class T, bool E, class A>
-TMG_HD void graddiv_u(const A &a, const kparams<T> &p, num<T, E> gd[3]) {
-  const num<T, E> diag[3] = {axis_d2<1, 0, T, E>(a, p, a.template get<1, 0, 0, 0>()),
-                             axis_d2<2, 1, T, E>(a, p, a.template get<2, 0, 0, 0>()),
-                             axis_d2<3, 2, T, E>(a, p, a.template get<3, 0, 0, 0>())};
-  graddiv<1, T, E>(a, p, diag, gd);
-}
-
 template <class T, bool E> TMG_HD num<T, E> dot3(const num<T, E> a[3], const num<T, E> b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
@@ -617,8 +607,7 @@ TMG_HD void cross3(const num<T, E> a[3], const num<T, E> b[3], num<T, E> out[3])
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* tess_mhd_rhs, term by term, in three parts that the split kernel's two kinds of warps share
- * out (the whole-cell kernels call all three): magnetic() from the derivatives of A, hydro()
+/* tess_mhd_rhs, term by term, in three parts: magnetic() from the derivatives of A, hydro()
  * from those of lnrho, u, ss plus magnetic()'s j x B and first heating terms, induction(). */
 template <class T, bool E> struct mag_terms {
   num<T, E> B[3];   /* curl A + B_ext */
@@ -817,19 +806,14 @@ __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
  * kernel is built for: 2 where two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per
  * block), which caps registers at 128 per thread. */
 template <int TX, int TY, class T> struct tile_geom {
-  static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6;
-  static constexpr int XR = W * TY, YC = TX * H, FULL = W * H;
-  static constexpr int R_UX = 0, R_AX = XR, R_UY = 2 * XR, R_AY = 2 * XR + YC;
-  static constexpr int R_UZ = 2 * XR + 2 * YC, R_AZ = R_UZ + FULL, RS = R_AZ + FULL;
-  static constexpr int CS = 6 * FULL;
+  static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6, FULL = W * H;
+  static constexpr int RS = 6 * FULL, CS = 2 * FULL;
   static constexpr int TAB = exp_words<T>() * (int)(sizeof(unsigned long long) / sizeof(T));
   static constexpr int RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
   static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
   static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
-  /* position of component c in a centre slot */
-  static constexpr __host__ __device__ int cidx(int c) {
-    return c == 0 ? 0 : c == 4 ? 1 : c == 1 ? 2 : c == 5 ? 3 : c == 2 ? 4 : 5;
-  }
+  /* position of component c (ux, uy, uz, ax, ay, az) in a ring slot */
+  static constexpr __host__ __device__ int ridx(int c) { return c < 4 ? c - 1 : c - 2; }
   static_assert(NT % 32 == 0, "whole warps");
 };
 
@@ -909,40 +893,30 @@ TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int ro
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
-template <int TX, int TY, class T, int NW = tile_geom<TX, TY, T>::NW>
+/* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
+template <int TX, int TY, class T>
 TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
-  const T *pl = p.in + z * p.sz;
-  const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
-  const int cw = imin(G::W, xhi - (it.X0 - 3)), ct = imin(TX, xhi - it.X0);
-  const int rt = imin(TY, yhi - it.Y0), rh = imin(G::H, yhi - (it.Y0 - 3));
-  const T *xr = pl + it.Y0 * p.sy + (it.X0 - 3);
-  const T *yc = pl + (it.Y0 - 3) * p.sy + it.X0;
-  const T *fu = pl + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  copy_rect<G::W, NW>(sm, slot + G::R_UX, xr + 1 * p.X, p.sy, rt, cw, 0, warp, lane);
-  copy_rect<G::W, NW>(sm, slot + G::R_AX, xr + 5 * p.X, p.sy, rt, cw, TY, warp, lane);
-  copy_rect<TX, NW>(sm, slot + G::R_UY, yc + 2 * p.X, p.sy, rh, ct, 2 * TY, warp, lane);
-  copy_rect<TX, NW>(sm, slot + G::R_AY, yc + 6 * p.X, p.sy, rh, ct, 2 * TY + G::H, warp, lane);
-  copy_rect<G::W, NW>(sm, slot + G::R_UZ, fu + 3 * p.X, p.sy, rh, cw, 2 * TY + 2 * G::H, warp,
-                      lane);
-  copy_rect<G::W, NW>(sm, slot + G::R_AZ, fu + 7 * p.X, p.sy, rh, cw, 2 * TY + 3 * G::H, warp,
-                      lane);
+  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
+  const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
+  const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
+#pragma unroll
+  for (int i = 0; i < 6; i++)
+    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw, i * G::H,
+                           warp, lane);
 }
 
-template <int TX, int TY, class T, int NW = tile_geom<TX, TY, T>::NW>
+/* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
+template <int TX, int TY, class T>
 TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
                          int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
-  const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
-  const int cw = imin(G::W, xhi - (it.X0 - 3)), rh = imin(G::H, yhi - (it.Y0 - 3));
+  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
   const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  const int comps[6] = {0, 4, 1, 5, 2, 6}; /* centre slot order: see tile_geom::cidx */
-#pragma unroll
-  for (int i = 0; i < 6; i++)
-    copy_rect<G::W, NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw,
-                        2 * TY + 4 * G::H + i * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot, fu, p.sy, rh, cw, 6 * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot + G::FULL, fu + 4 * p.X, p.sy, rh, cw, 7 * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -951,9 +925,9 @@ template <class T> struct tile_state { T ql[7], qs[7]; };
 template <int TX, int TY, class T> struct tile_acc {
   typedef tile_geom<TX, TY, T> G;
   const T *sm;
-  int cen;                    /* centre slot + the thread's offset in a full plane */
-  int rxr[7], ryc[7], rfu[7]; /* ring slot of z + d - 3 + the thread's offset per shape */
-  T ql[7], qs[7];             /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
+  int cen;        /* centre slot + the thread's offset in a full plane */
+  int rfu[7];     /* ring slot of z + d - 3 + the thread's offset in a full plane */
+  T ql[7], qs[7]; /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
   template <int AX> TMG_HD bool active() const { return true; }
   template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
     static_assert(C >= 0 && C < 8 && DZ >= -3 && DZ <= 3, "stencil point");
@@ -962,18 +936,10 @@ template <int TX, int TY, class T> struct tile_acc {
         static_assert(DX == 0 && DY == 0, "lnrho, ss: off-centre planes at the cell only");
         return C == 0 ? ql[DZ + 3] : qs[DZ + 3];
       } else {
-        return sm[cen + G::cidx(C) * G::FULL + DY * G::W + DX];
+        return sm[cen + (C == 0 ? 0 : G::FULL) + DY * G::W + DX];
       }
-    } else if constexpr (C == 3 || C == 7) {
-      return sm[rfu[DZ + 3] + (C == 3 ? G::R_UZ : G::R_AZ) + DY * G::W + DX];
-    } else if constexpr (DZ == 0) {
-      return sm[cen + G::cidx(C) * G::FULL + DY * G::W + DX];
-    } else if constexpr (C == 1 || C == 5) {
-      static_assert(DY == 0, "ux, ax: off-centre planes along x only");
-      return sm[rxr[DZ + 3] + (C == 1 ? G::R_UX : G::R_AX) + DX];
     } else {
-      static_assert(DX == 0, "uy, ay: off-centre planes along y only");
-      return sm[ryc[DZ + 3] + (C == 2 ? G::R_UY : G::R_AY) + DY * TX];
+      return sm[rfu[DZ + 3] + G::ridx(C) * G::FULL + DY * G::W + DX];
     }
   }
 };
@@ -984,15 +950,11 @@ TMG_HD tile_acc<TX, TY, T> make_acc(const T *sm, int zc, int tx, int ty, const t
   typedef tile_geom<TX, TY, T> G;
   tile_acc<TX, TY, T> a;
   a.sm = sm;
-  const int o_full = (ty + 3) * G::W + tx + 3, o_xr = ty * G::W + tx + 3, o_yc = (ty + 3) * TX + tx;
+  const int o_full = (ty + 3) * G::W + tx + 3;
   a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
 #pragma unroll
-  for (int i = 0; i < 7; i++) {
-    const int base = G::RING0 + ((zc - 3 + i) & 7) * G::RS;
-    a.rxr[i] = base + o_xr;
-    a.ryc[i] = base + o_yc;
-    a.rfu[i] = base + o_full;
-  }
+  for (int i = 0; i < 7; i++)
+    a.rfu[i] = G::RING0 + ((zc - 3 + i) & 7) * G::RS + o_full;
 #pragma unroll
   for (int i = 0; i < 7; i++) {
     a.ql[i] = st.ql[i];
@@ -1076,163 +1038,6 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
   }
 }
 
-/* ---- split kernel: two warps per row of cells -----------------------------------------------
- * The tiled kernel's tile, ring and plane loads, with 2 TX TY threads: warps 0 .. NW-1 (the
- * "U" warps) compute lnrho, u, ss (their derivatives along the axes, F[0..4], the RK3
- * combination), warps NW .. 2NW-1 (the "A" warps) the same cells' A (its derivatives, grad div
- * A, B, j, F[5..7]) and grad div u. An A warp hands grad div u, j x B and the first two heating
- * terms (7 values a cell, XCH below) to its U warp through shared memory, behind a named
- * barrier of the pair (bar.arrive / bar.sync, 64 threads). Half the registers a thread needs,
- * so twice the warps per SM in double. The arithmetic is cell_update's, expression for
- * expression (the same helpers), so the result is the same bits. */
-constexpr int XCH = 7; /* values an A warp hands over per cell */
-
-template <int TX, int TY, class T> struct split_geom {
-  typedef tile_geom<TX, TY, T> G;
-  static constexpr int NT = 2 * G::NT, NW = NT / 32;
-  static constexpr int X0 = G::TOTAL, TOTAL = G::TOTAL + XCH * G::NT;
-  static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
-};
-
-TMG_HD void pair_arrive(int id) {
-#ifdef __CUDA_ARCH__
-  asm volatile("bar.arrive %0, 64;\n" ::"r"(id) : "memory");
-#else
-  (void)id;
-#endif
-}
-TMG_HD void pair_sync(int id) {
-#ifdef __CUDA_ARCH__
-  asm volatile("bar.sync %0, 64;\n" ::"r"(id) : "memory");
-#else
-  (void)id;
-#endif
-}
-
-/* An A thread: cell cid of the tile at step zc. */
-template <int TX, int TY, class T, bool E>
-TMG_HD void split_compute_a(const kparams<T> &p, T *sm, const tile_item &it, int zc, int cid) {
-  typedef split_geom<TX, TY, T> S;
-  typedef num<T, E> N;
-  const int tx = cid % TX, ty = cid / TX;
-  const int x = it.X0 + tx, y = it.Y0 + ty;
-  const bool valid = x < p.hi[0] && y < p.hi[1];
-  const long long cell = x + y * p.sy + zc * p.sz;
-  T old[3];
-#pragma unroll
-  for (int c = 0; c < 3; c++)
-    old[c] = valid && p.substep > 0 ? p.out[cell + (5 + c) * p.X] : T(0);
-  const tile_state<T> none = {};
-  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, none);
-  derivs<T, E> d;
-  vector_derivs<5, T, E>(a, p, d, d.gda);
-  N gdu[3];
-  graddiv_u<T, E>(a, p, gdu);
-  mag_terms<T, E> m;
-  magnetic<T, E>(d.grad + 5, d.lap + 5, d.gda, p, m);
-  T *xch = sm + S::X0 + cid;
-#pragma unroll
-  for (int i = 0; i < 3; i++) {
-    xch[i * TX * TY] = gdu[i].v;
-    xch[(3 + i) * TX * TY] = m.jxB[i].v;
-  }
-  xch[6 * TX * TY] = m.h1.v;
-  pair_arrive(1 + cid / 32);
-  const N u[3] = {a.template get<1, 0, 0, 0>(), a.template get<2, 0, 0, 0>(),
-                  a.template get<3, 0, 0, 0>()};
-  N FA[3];
-  induction<T, E>(u, m.B, d.lap + 5, p, FA);
-  if (valid)
-#pragma unroll
-    for (int c = 0; c < 3; c++)
-      p.out[cell + (5 + c) * p.X] = rk_update<T, E>(p, d.val[5 + c], old[c], FA[c]);
-}
-
-/* A U thread: cell cid at step zc; st: its lnrho, ss z-columns. */
-template <int TX, int TY, class T, bool E>
-TMG_HD void split_compute_u(const kparams<T> &p, const T *sm, const unsigned long long *tab,
-                            const tile_item &it, int zc, int cid, tile_state<T> &st) {
-  typedef split_geom<TX, TY, T> S;
-  typedef num<T, E> N;
-  const int tx = cid % TX, ty = cid / TX;
-  const int x = it.X0 + tx, y = it.Y0 + ty;
-  const bool valid = x < p.hi[0] && y < p.hi[1];
-  const long long cell = x + y * p.sy + zc * p.sz;
-  T nl = T(0), ns = T(0), old[5];
-  if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
-    nl = ldg(p.in + cell + 4 * p.sz);
-    ns = ldg(p.in + cell + 4 * p.sz + 4 * p.X);
-  }
-#pragma unroll
-  for (int c = 0; c < 5; c++)
-    old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : T(0);
-  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
-  derivs<T, E> d;
-  N d2[3];
-  field_derivs<0, T, E>(a, p, d, d2);
-  field_derivs<4, T, E>(a, p, d, d2);
-  field_derivs<1, T, E>(a, p, d, d2);
-  field_derivs<2, T, E>(a, p, d, d2);
-  field_derivs<3, T, E>(a, p, d, d2);
-  const N force_y = force_at<T, E>(p, x);
-  pair_sync(1 + cid / 32);
-  const T *xch = sm + S::X0 + cid;
-  N gdu[3], jxB[3];
-#pragma unroll
-  for (int i = 0; i < 3; i++) {
-    gdu[i] = xch[i * TX * TY];
-    jxB[i] = xch[(3 + i) * TX * TY];
-  }
-  const N h1 = xch[6 * TX * TY];
-  N F[5];
-  hydro<T, E>(d.val, d.grad, d.lap, gdu, jxB, h1, p, force_y, tab, F);
-  if (valid)
-#pragma unroll
-    for (int c = 0; c < 5; c++)
-      p.out[cell + c * p.X] = rk_update<T, E>(p, d.val[c], old[c], F[c]);
-#pragma unroll
-  for (int i = 0; i < 6; i++) {
-    st.ql[i] = st.ql[i + 1];
-    st.qs[i] = st.qs[i + 1];
-  }
-  st.ql[6] = nl;
-  st.qs[6] = ns;
-}
-
-template <int TX, int TY, class T, bool E, int MINB>
-__global__ void __launch_bounds__(2 * TX * TY, MINB) mhd_split_kernel(const kparams<T> p) {
-  typedef tile_geom<TX, TY, T> G;
-  typedef split_geom<TX, TY, T> S;
-  extern __shared__ __align__(16) unsigned char sm_bytes[];
-  T *sm = reinterpret_cast<T *>(sm_bytes);
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const bool role_a = tid >= G::NT;
-  const int cid = role_a ? tid - G::NT : tid;
-  const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
-  for (int i = tid; i < exp_words<T>(); i += S::NT)
-    reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
-  for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
-    issue_ring<TX, TY, T, S::NW>(p, sm, it, z, warp, lane);
-  issue_centre<TX, TY, T, S::NW>(p, sm, it, it.z0, warp, lane);
-  cp_async_commit();
-  tile_state<T> st;
-  if (!role_a) tile_prologue<TX, TY>(p, it, cid, st);
-  for (int zc = it.z0; zc < it.z1; zc++) {
-    cp_async_wait_all();
-    __syncthreads();
-    if (zc + 1 < it.z1) {
-      issue_ring<TX, TY, T, S::NW>(p, sm, it, zc + 4, warp, lane);
-      issue_centre<TX, TY, T, S::NW>(p, sm, it, zc + 1, warp, lane);
-    }
-    cp_async_commit();
-    if (role_a)
-      split_compute_a<TX, TY, T, E>(p, sm, it, zc, cid);
-    else
-      split_compute_u<TX, TY, T, E>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes),
-                                    it, zc, cid, st);
-  }
-}
-
 /* ---- host side ---------------------------------------------------------------------------- */
 
 enum kernel_kind {
@@ -1240,8 +1045,6 @@ enum kernel_kind {
   KIND_TILED = 1,
   KIND_GENERIC = 2,
   KIND_TILED16 = 3,
-  KIND_SPLIT = 4,  /* the split kernel, production blocks per SM */
-  KIND_SPLIT1 = 5, /* the split kernel with one block per SM (benchmark builds) */
 };
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
@@ -1388,17 +1191,6 @@ template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &
   launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, E>, G::NT, G::SMEM, p, s);
 }
 
-/* MINB: blocks per SM the split kernel is built for (1: up to 128 registers a thread, 2: 64). */
-template <int TX, int TY, class T, bool E, int MINB>
-static void launch_split(kparams<T> &p, cudaStream_t s) {
-  typedef split_geom<TX, TY, T> S;
-  launch_blocks<TX, TY>(mhd_split_kernel<TX, TY, T, E, MINB>, S::NT, S::SMEM, p, s);
-}
-
-/* The split kernel's blocks per SM in production: double needs 1 (212 KiB of planes), float
- * takes 2. */
-template <class T> constexpr int split_minb() { return sizeof(T) == sizeof(double) ? 1 : 2; }
-
 template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
   const unsigned bx = n0 >= 32 ? 32u : n0 >= 16 ? 16u : n0 >= 8 ? 8u : 4u, by = 128u / bx;
@@ -1432,8 +1224,6 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
       launch_tiled<32, 8, T, false>(p, s);
     else if (kind == KIND_TILED16)
       launch_tiled<16, 16, T, false>(p, s);
-    else if (kind == KIND_SPLIT)
-      launch_split<32, 8, T, false, split_minb<T>()>(p, s);
     else
       launch_generic<T, false>(p, s);
     return;
@@ -1442,19 +1232,12 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tiled<16, 16, T, true>(p, s);
     return;
   }
-  if (kind == KIND_SPLIT1) {
-    launch_split<32, 8, T, true, 1>(p, s);
-    return;
-  }
 #else
   (void)fma;
   if (kind == KIND_TILED16) kind = KIND_TILED;
-  if (kind == KIND_SPLIT1) kind = KIND_SPLIT;
 #endif
   if (kind == KIND_TILED)
     launch_tiled<32, 8, T, true>(p, s);
-  else if (kind == KIND_SPLIT)
-    launch_split<32, 8, T, true, split_minb<T>()>(p, s);
   else
     launch_generic<T, true>(p, s);
 }
