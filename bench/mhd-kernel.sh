@@ -65,12 +65,12 @@ t3=$(date +%s)
 
 ncu="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
 if [ -n "$ncu" ]; then
-  timeout 200 "$ncu" --clock-control none -k regex:'mhd_(tiled|split)' --launch-skip 7 --launch-count 1 \
+  timeout 200 "$ncu" --clock-control none -k regex:mhd_tiled --launch-skip 7 --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section SchedulerStats --section WarpStateStats --section Occupancy \
     --section InstructionStats --csv --page raw "$B/mhd_kernel_bench" --profile 256 \
     >"$out/ncu.csv" 2>"$out/ncu.err"
-  timeout 200 "$ncu" --clock-control none -k regex:'mhd_(tiled|split)' --launch-skip 7 --launch-count 1 \
+  timeout 200 "$ncu" --clock-control none -k regex:mhd_tiled --launch-skip 7 --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section SchedulerStats --section WarpStateStats --section Occupancy \
     --section InstructionStats --csv --page raw "$B/mhd_kernel_bench" --profile 256 --f32 \
@@ -121,7 +121,7 @@ try:
     sass = open(os.path.join(B, "all.sass")).read()
     for fn in re.split(r"\n\s+Function : ", sass)[1:]:
         name = short(demangle(fn.split("\n")[0].strip()))
-        if not re.match(r"mhd_(tiled|split)_kernel<32, 8, (double|float)", name):
+        if not re.match(r"mhd_tiled_kernel<32, 8, (double|float)", name):
             continue
         with open(os.path.join(out, "sass-" + re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".txt"), "w") as fh:
             fh.write(fn)

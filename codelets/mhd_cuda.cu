@@ -38,23 +38,21 @@
  * Kernels:
  *   tiled    (3D regions with n0 >= 16 and n1 >= 4): one block of 32 x 8 threads per (x, y)
  *            tile, one cell per thread, marching along z through a chunk of the region. Shared
- *            memory holds a ring of 8 planes (7 in use + 1 loading) in the shapes the
- *            off-centre planes are read in (ux, ax: x-rows with the x halo; uy, ay: y-columns
- *            with the y halo; uz, az: the full haloed plane), plus two centre planes (current
- *            + loading) of lnrho, ss, ux, ax, uy, ay with full halo and corners (x, y lines and
- *            xy diagonals). lnrho and ss are needed off-centre only at the cell itself: each
- *            thread keeps their 7 z values in registers. Planes arrive with cp.async one step
- *            ahead (element-sized copies: rows need not be 16-byte aligned); one
- *            __syncthreads per step. Double: 212 KiB of shared memory, one block (8 warps) per
- *            SM, up to 255 registers per thread. Float: the same layout in half the bytes
- *            (105 KiB, the exp table shrinks to 32 words), so the kernel asks for two blocks
- *            per SM (__launch_bounds__(256, 2): at most 128 registers per thread; it takes
- *            127, no spills) and one block's plane loads and start-up hide behind the other's
- *            arithmetic: 5.8 ms per RK3 step at 256^3 on an H100, against 7.7 ms with one
- *            block per SM (145 registers) and 9.8 ms for double. The tile stays 32 x 8 (16 x 16
- *            measured 7.1 ms; a 32 x 16 tile would cut the halo overhead from 2.1x to 1.6x the
- *            plane but allow one block per SM). Region cells of partial tiles are masked;
- *            nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
+ *            memory holds a ring of 8 planes (7 in use + 1 loading) of ux, uy, uz, ax, ay, az,
+ *            each full with halo and corners (the ring's plane z is also the centre plane), and
+ *            two centre planes (current + loading) of lnrho and ss. lnrho and ss are needed
+ *            off-centre only at the cell itself: each thread keeps their 7 z values in
+ *            registers. Planes arrive with cp.async one step ahead (element-sized copies: rows
+ *            need not be 16-byte aligned; addresses formed once per row); one __syncthreads per
+ *            step. Double: 218 KiB of shared memory, one block (8 warps) per SM, up to 255
+ *            registers per thread. Float: the same layout in half the bytes (108 KiB, the exp
+ *            table shrinks to 32 words), so the kernel asks for two blocks per SM
+ *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
+ *            block's plane loads and start-up hide behind the other's arithmetic. H100, 256^3:
+ *            8.1 ms per RK3 step in double, 4.4 in float (docs/performance.md, issue 17). The
+ *            tile stays 32 x 8 (16 x 16 is 7% slower in double, 38% in float). Region cells of
+ *            partial tiles are masked; nothing outside [lo - 3, hi + 3) is read, nothing outside
+ *            [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -799,12 +797,11 @@ __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
 /* ---- tiled kernel ------------------------------------------------------------------------- */
 
 /* Shared-memory layout, in elements of T after the exp table (TAB elements: 256 words for
- * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux and ax as x-rows
- * [X0-3, X0+TX+3) x [Y0, Y0+TY) (pitch W); uy and ay as y-columns [X0, X0+TX) x
- * [Y0-3, Y0+TY+3) (pitch TX); uz and az full [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) (pitch W).
- * Centre slot (2 slots, z & 1): lnrho, ss, ux, ax, uy, ay full. MINB: the blocks per SM the
- * kernel is built for: 2 where two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per
- * block), which caps registers at 128 per thread. */
+ * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux, uy, uz, ax, ay, az
+ * (ridx order), each [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) with pitch W. Centre slot (2 slots,
+ * z & 1): lnrho, ss, the same shape. MINB: the blocks per SM the kernel is built for: 2 where
+ * two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per block), which caps registers at 128
+ * per thread. */
 template <int TX, int TY, class T> struct tile_geom {
   static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6, FULL = W * H;
   static constexpr int RS = 6 * FULL, CS = 2 * FULL;
