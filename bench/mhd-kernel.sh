@@ -7,7 +7,8 @@
 # compute-sanitizer memcheck + racecheck on small launches, and an Nsight Compute profile of one
 # production launch of each precision at 256^3. No StarPU, no CMake.
 # Full logs go to $OUT (or /tmp/mhd-kernel); stdout ends with a compact summary.
-#   usage: bench/mhd-kernel.sh            on the GPU machine (about 4 minutes)
+#   usage: bench/mhd-kernel.sh            on the GPU machine (about 4 minutes); with
+#          MHD_BENCH_BIN=path (and MHD_BENCH_BUILD_LOG=its ptxas -v log) a prebuilt binary
 #          bench/mhd-kernel.sh --emulate  CPU only: the kernels' code run on the host vs the CPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,10 +27,15 @@ if [ "${1:-}" = --emulate ]; then
   exit "${PIPESTATUS[0]}"
 fi
 
-"$nvcc" -std=c++17 -O3 -arch=sm_90 -Xptxas -v -Xcompiler -ffp-contract=off -Icodelets \
-  -Iruntime/include bench/mhd_kernel_bench.cu "$B/mhd.o" -o "$B/mhd_kernel_bench" \
-  >"$out/build.txt" 2>&1
-build_rc=$?
+if [ -n "${MHD_BENCH_BIN:-}" ]; then # built elsewhere (the bundle's, or here with -Xptxas -v)
+  cp "$MHD_BENCH_BIN" "$B/mhd_kernel_bench" && build_rc=0 || build_rc=1
+  [ -n "${MHD_BENCH_BUILD_LOG:-}" ] && cp "$MHD_BENCH_BUILD_LOG" "$out/build.txt"
+else
+  "$nvcc" -std=c++17 -O3 -arch=sm_90 -Xptxas -v -Xcompiler -ffp-contract=off -Icodelets \
+    -Iruntime/include bench/mhd_kernel_bench.cu "$B/mhd.o" -o "$B/mhd_kernel_bench" \
+    >"$out/build.txt" 2>&1
+  build_rc=$?
+fi
 t1=$(date +%s)
 if [ $build_rc -ne 0 ]; then
   tail -40 "$out/build.txt"
@@ -115,8 +121,10 @@ try:
     sass = open(os.path.join(B, "all.sass")).read()
     for fn in re.split(r"\n\s+Function : ", sass)[1:]:
         name = short(demangle(fn.split("\n")[0].strip()))
-        if name not in ("mhd_tiled_kernel<32, 8, double, true>", "mhd_tiled_kernel<32, 8, float, true>"):
+        if not re.match(r"mhd_tiled_kernel<32, 8, (double|float)", name):
             continue
+        with open(os.path.join(out, "sass-" + re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".txt"), "w") as fh:
+            fh.write(fn)
         ops = {}
         for l in fn.split("\n"):
             m = re.match(r"\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)", l)

@@ -13,7 +13,7 @@
  *     --quick     smaller correctness cases
  *     --sanitize  only a few small launches (for compute-sanitizer), both precisions
  *     --profile N only 3 steps of the production kernel at N^3 (for ncu); with --f32 the
- *                 single-precision one
+ *                 single-precision one; --kind K: kernel_kind K instead of the production one
  *
  * ULPs as digest eq. 16: |m - c| / 2^(floor(log2 |m|) - p + 1) per cell, m the CPU value, p = 53
  * (double) or 24 (float), the minimum normal for m = 0; "normwise": max |m - c| in ULPs of
@@ -466,6 +466,7 @@ template <class T> static void sanitize_cases() {
 
 /* One step of the production kernel at n^3 after two warm-up steps, for ncu
  * (--launch-skip 6 --launch-count 1 picks substep 0 of the third step). */
+static int g_profile_kind = G::KIND_AUTO;
 template <class T> static void profile_case(int n) {
   const tile t = make_tile(n, n, n);
   const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
@@ -480,7 +481,7 @@ template <class T> static void profile_case(int n) {
     for (int k = 0; k < 3; k++) {
       p.substep = k;
       tess_region r = make_region(t, t.lo, t.hi, h, &p, (const T *)cur, prev);
-      G::launch<T>(&r, nullptr, G::KIND_AUTO, false);
+      G::launch<T>(&r, nullptr, g_profile_kind, false);
       std::swap(cur, prev);
     }
   CHECK(cudaDeviceSynchronize());
@@ -725,6 +726,8 @@ int main(int argc, char **argv) {
       f32 = true;
     else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
       profile = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kind") && i + 1 < argc)
+      g_profile_kind = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-thin"))
       thin = false;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -734,10 +737,11 @@ int main(int argc, char **argv) {
       for (char *s = std::strtok(argv[++i], ","); s; s = std::strtok(nullptr, ","))
         sizes.push_back(std::atoi(s));
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] "
-                   "[--sanitize] [--profile N] [--f32]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] [--kind K] "
+          "[--sanitize] [--profile N] [--f32]\n",
+          argv[0]);
       return 2;
     }
   }

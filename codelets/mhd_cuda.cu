@@ -38,23 +38,21 @@
  * Kernels:
  *   tiled    (3D regions with n0 >= 16 and n1 >= 4): one block of 32 x 8 threads per (x, y)
  *            tile, one cell per thread, marching along z through a chunk of the region. Shared
- *            memory holds a ring of 8 planes (7 in use + 1 loading) in the shapes the
- *            off-centre planes are read in (ux, ax: x-rows with the x halo; uy, ay: y-columns
- *            with the y halo; uz, az: the full haloed plane), plus two centre planes (current
- *            + loading) of lnrho, ss, ux, ax, uy, ay with full halo and corners (x, y lines and
- *            xy diagonals). lnrho and ss are needed off-centre only at the cell itself: each
- *            thread keeps their 7 z values in registers. Planes arrive with cp.async one step
- *            ahead (element-sized copies: rows need not be 16-byte aligned); one
- *            __syncthreads per step. Double: 212 KiB of shared memory, one block (8 warps) per
- *            SM, up to 255 registers per thread. Float: the same layout in half the bytes
- *            (105 KiB, the exp table shrinks to 32 words), so the kernel asks for two blocks
- *            per SM (__launch_bounds__(256, 2): at most 128 registers per thread; it takes
- *            127, no spills) and one block's plane loads and start-up hide behind the other's
- *            arithmetic: 5.8 ms per RK3 step at 256^3 on an H100, against 7.7 ms with one
- *            block per SM (145 registers) and 9.8 ms for double. The tile stays 32 x 8 (16 x 16
- *            measured 7.1 ms; a 32 x 16 tile would cut the halo overhead from 2.1x to 1.6x the
- *            plane but allow one block per SM). Region cells of partial tiles are masked;
- *            nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
+ *            memory holds a ring of 8 planes (7 in use + 1 loading) of ux, uy, uz, ax, ay, az,
+ *            each full with halo and corners (the ring's plane z is also the centre plane), and
+ *            two centre planes (current + loading) of lnrho and ss. lnrho and ss are needed
+ *            off-centre only at the cell itself: each thread keeps their 7 z values in
+ *            registers. Planes arrive with cp.async one step ahead (element-sized copies: rows
+ *            need not be 16-byte aligned; addresses formed once per row); one __syncthreads per
+ *            step. Double: 218 KiB of shared memory, one block (8 warps) per SM, up to 255
+ *            registers per thread. Float: the same layout in half the bytes (108 KiB, the exp
+ *            table shrinks to 32 words), so the kernel asks for two blocks per SM
+ *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
+ *            block's plane loads and start-up hide behind the other's arithmetic. H100, 256^3:
+ *            8.1 ms per RK3 step in double, 4.4 in float (docs/performance.md, issue 17). The
+ *            tile stays 32 x 8 (16 x 16 is 7% slower in double, 38% in float). Region cells of
+ *            partial tiles are masked; nothing outside [lo - 3, hi + 3) is read, nothing outside
+ *            [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -335,12 +333,31 @@ TMG_HD num<float, E> div_by(num<float, E> a, float b, float binv, bool pow2 = fa
 
 __constant__ unsigned long long exp_tab_dev[256] = TMG_EXP_TAB;
 
+/* exp's and expf's constants that are no FP64 immediates: from the constant bank on the device
+ * (see w_d below), literals on the host. */
+#define TMG_EXPC(F)                                                                                \
+  F(0x1.71547652b82fep0 * 128), F(-0x1.62e42fefa0000p-8), F(-0x1.cf79abc9e3b3ap-47),               \
+      F(0x1.ffffffffffdbdp-2), F(0x1.555555555543cp-3), F(0x1.55555cf172b91p-5),                   \
+      F(0x1.1111167a4d017p-7), F(0x1.71547652b82fep0 * 32),                                        \
+      F(0x1.c6af84b912394p-5 / 32 / 32 / 32), F(0x1.ebfce50fac4f3p-3 / 32 / 32),                   \
+      F(0x1.62e42ff0c52d6p-1 / 32)
+enum { eINV_LN2N, eNLN2HI, eNLN2LO, eC2, eC3, eC4, eC5, fINV_LN2N, fC0, fC1, fC2, eNC };
+#define TMG_SAME(x) (x)
+__constant__ double expc_d[eNC] = {TMG_EXPC(TMG_SAME)};
+template <int I> TMG_HD double expc() {
+#ifdef __CUDA_ARCH__
+  return expc_d[I];
+#else
+  constexpr double c[eNC] = {TMG_EXPC(TMG_SAME)};
+  return c[I];
+#endif
+}
+
 /* tab: the 256 words above (shared memory on the device). */
 TMG_HD double tess_mhd_exp(double x, const unsigned long long *tab) {
-  const double inv_ln2_n = 0x1.71547652b82fep0 * 128, shift = 0x1.8p52;
-  const double neg_ln2_hi_n = -0x1.62e42fefa0000p-8, neg_ln2_lo_n = -0x1.cf79abc9e3b3ap-47;
-  const double c2 = 0x1.ffffffffffdbdp-2, c3 = 0x1.555555555543cp-3, c4 = 0x1.55555cf172b91p-5,
-               c5 = 0x1.1111167a4d017p-7;
+  const double inv_ln2_n = expc<eINV_LN2N>(), shift = 0x1.8p52;
+  const double neg_ln2_hi_n = expc<eNLN2HI>(), neg_ln2_lo_n = expc<eNLN2LO>();
+  const double c2 = expc<eC2>(), c3 = expc<eC3>(), c4 = expc<eC4>(), c5 = expc<eC5>();
   const unsigned abstop = (unsigned)(as_bits(x) >> 52) & 0x7ffu;
   if (abstop - 0x3c9u >= 0x408u - 0x3c9u) { /* |x| < 2^-54 or |x| >= 512, inf, nan */
     if (abstop - 0x3c9u >= 0x80000000u) return rn_add(1.0, x); /* tiny: glibc's 1 + x */
@@ -382,9 +399,8 @@ __constant__ unsigned long long expf_tab_dev[32] = TMG_EXPF_TAB;
 
 /* tab: the 32 words above (shared memory on the device). */
 TMG_HD float tess_mhd_expf(float x, const unsigned long long *tab) {
-  const double inv_ln2_n = 0x1.71547652b82fep0 * 32, shift = 0x1.8p52;
-  const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
-               c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  const double inv_ln2_n = expc<fINV_LN2N>(), shift = 0x1.8p52;
+  const double c0 = expc<fC0>(), c1 = expc<fC1>(), c2 = expc<fC2>();
   const unsigned abstop = (as_bits(x) >> 20) & 0x7ffu;
   if (abstop >= 0x42bu) {                       /* |x| >= 88, inf, nan: glibc's branches */
     if (as_bits(x) == 0xff800000u) return 0.0f; /* -inf */
@@ -445,10 +461,30 @@ template <class T> struct kparams {
 
 /* ---- the stencils, in mhd.h's evaluation order ------------------------------------------- */
 
-/* The weights as double expressions; T(k) rounds one to float once, as mhd.h's float twins. */
-constexpr double kA1 = 3.0 / 4.0, kA2 = -3.0 / 20.0, kA3 = 1.0 / 60.0;
-constexpr double kB0 = -49.0 / 18.0, kB1 = 3.0 / 2.0, kB2 = -3.0 / 20.0, kB3 = 1.0 / 90.0;
-constexpr double kC1 = 270.0 / 720.0, kC2 = -27.0 / 720.0, kC3 = 2.0 / 720.0;
+/* The weights and the rate-of-strain thirds as double expressions; each is rounded to float once
+ * for the float kernels, as mhd.h's float twins. On the device they come from the constant bank
+ * (w_d, w_f): an FP64 instruction takes a constant-bank operand, while a literal that is no
+ * immediate costs two uniform-register moves at each use (~115 instructions a cell in SASS). */
+#define TMG_WEIGHTS(F)                                                                             \
+  F(3.0 / 4.0), F(-3.0 / 20.0), F(1.0 / 60.0), F(-49.0 / 18.0), F(3.0 / 2.0), F(-3.0 / 20.0),      \
+      F(1.0 / 90.0), F(270.0 / 720.0), F(-27.0 / 720.0), F(2.0 / 720.0), F(2.0 / 3.0),             \
+      F(1.0 / 3.0)
+enum { kA1, kA2, kA3, kB0, kB1, kB2, kB3, kC1, kC2, kC3, kTWO3, kONE3, kNW };
+#define TMG_AS_FLOAT(x) ((float)(x))
+__constant__ double w_d[kNW] = {TMG_WEIGHTS(TMG_SAME)};
+__constant__ float w_f[kNW] = {TMG_WEIGHTS(TMG_AS_FLOAT)};
+
+template <class T, int I> TMG_HD T wgt() {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == sizeof(double))
+    return w_d[I];
+  else
+    return w_f[I];
+#else
+  constexpr double w[kNW] = {TMG_WEIGHTS(TMG_SAME)};
+  return T(w[I]);
+#endif
+}
 
 /* Accessor A: a.get<C, DX, DY, DZ>() is component C at offset (DX, DY, DZ) from the cell (a T);
  * a.active<AXIS>() says whether the axis has a stencil. */
@@ -460,7 +496,9 @@ template <int C, int AX, class T, bool E, class A> TMG_HD num<T, E> st_d1(const 
           m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
   const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
           m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (N(T(kA1)) * (p1 - m1) + N(T(kA2)) * (p2 - m2) + N(T(kA3)) * (p3 - m3)) * N(ih);
+  return (N(wgt<T, kA1>()) * (p1 - m1) + N(wgt<T, kA2>()) * (p2 - m2) +
+          N(wgt<T, kA3>()) * (p3 - m3)) *
+         N(ih);
 }
 
 template <int C, int AX, class T, bool E, class A>
@@ -472,7 +510,8 @@ TMG_HD num<T, E> st_d2(const A &a, num<T, E> f0, T ih2) {
           m2 = a.template get<C, -2 * x, -2 * y, -2 * z>();
   const N p3 = a.template get<C, 3 * x, 3 * y, 3 * z>(),
           m3 = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  return (N(T(kB0)) * f0 + N(T(kB1)) * (p1 + m1) + N(T(kB2)) * (p2 + m2) + N(T(kB3)) * (p3 + m3)) *
+  return (N(wgt<T, kB0>()) * f0 + N(wgt<T, kB1>()) * (p1 + m1) + N(wgt<T, kB2>()) * (p2 + m2) +
+          N(wgt<T, kB3>()) * (p3 + m3)) *
          N(ih2);
 }
 
@@ -493,8 +532,9 @@ TMG_HD num<T, E> st_diag(const A &a) {
 template <int C, int P, int Q, class T, bool E, class A>
 TMG_HD num<T, E> st_dxy(const A &a, T ihh) {
   typedef num<T, E> N;
-  return (N(T(kC1)) * st_diag<C, P, Q, 1, T, E>(a) + N(T(kC2)) * st_diag<C, P, Q, 2, T, E>(a) +
-          N(T(kC3)) * st_diag<C, P, Q, 3, T, E>(a)) *
+  return (N(wgt<T, kC1>()) * st_diag<C, P, Q, 1, T, E>(a) +
+          N(wgt<T, kC2>()) * st_diag<C, P, Q, 2, T, E>(a) +
+          N(wgt<T, kC3>()) * st_diag<C, P, Q, 3, T, E>(a)) *
          N(ihh);
 }
 
@@ -502,41 +542,29 @@ TMG_HD num<T, E> st_dxy(const A &a, T ihh) {
  * mhd.c's order) except the three that grad div needs. */
 template <class T, bool E> struct derivs { num<T, E> val[8], grad[8][3], lap[8], gdu[3], gda[3]; };
 
+/* The pure second derivative of component C along axis AX (0 on an inactive axis). */
+template <int C, int AX, class T, bool E, class A>
+TMG_HD num<T, E> axis_d2(const A &a, const kparams<T> &p, num<T, E> f0) {
+  return a.template active<AX>() ? st_d2<C, AX, T, E>(a, f0, p.ih2[AX]) : num<T, E>(T(0));
+}
+
 template <int C, class T, bool E, class A>
 TMG_HD void field_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> d2[3]) {
   const num<T, E> f0 = a.template get<C, 0, 0, 0>();
   d.val[C] = f0;
-  if (a.template active<0>()) {
-    d.grad[C][0] = st_d1<C, 0, T, E>(a, p.ih[0]);
-    d2[0] = st_d2<C, 0, T, E>(a, f0, p.ih2[0]);
-  } else {
-    d.grad[C][0] = T(0);
-    d2[0] = T(0);
-  }
-  if (a.template active<1>()) {
-    d.grad[C][1] = st_d1<C, 1, T, E>(a, p.ih[1]);
-    d2[1] = st_d2<C, 1, T, E>(a, f0, p.ih2[1]);
-  } else {
-    d.grad[C][1] = T(0);
-    d2[1] = T(0);
-  }
-  if (a.template active<2>()) {
-    d.grad[C][2] = st_d1<C, 2, T, E>(a, p.ih[2]);
-    d2[2] = st_d2<C, 2, T, E>(a, f0, p.ih2[2]);
-  } else {
-    d.grad[C][2] = T(0);
-    d2[2] = T(0);
-  }
+  d.grad[C][0] = a.template active<0>() ? st_d1<C, 0, T, E>(a, p.ih[0]) : num<T, E>(T(0));
+  d.grad[C][1] = a.template active<1>() ? st_d1<C, 1, T, E>(a, p.ih[1]) : num<T, E>(T(0));
+  d.grad[C][2] = a.template active<2>() ? st_d1<C, 2, T, E>(a, p.ih[2]) : num<T, E>(T(0));
+  d2[0] = axis_d2<C, 0, T, E>(a, p, f0);
+  d2[1] = axis_d2<C, 1, T, E>(a, p, f0);
+  d2[2] = axis_d2<C, 2, T, E>(a, p, f0);
   d.lap[C] = d2[0] + d2[1] + d2[2];
 }
 
-/* The vector at components V..V+2: its derivatives, and grad div as tess_mhd_graddiv. */
+/* grad div of the vector at components V..V+2 as tess_mhd_graddiv, from its pure second
+ * derivatives along its own axes (diag[a] = d^2 v_a / dx_a^2) and the mixed ones. */
 template <int V, class T, bool E, class A>
-TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> gd[3]) {
-  num<T, E> dx[3], dy[3], dz[3];
-  field_derivs<V + 0, T, E>(a, p, d, dx);
-  field_derivs<V + 1, T, E>(a, p, d, dy);
-  field_derivs<V + 2, T, E>(a, p, d, dz);
+TMG_HD void graddiv(const A &a, const kparams<T> &p, const num<T, E> diag[3], num<T, E> gd[3]) {
   num<T, E> m01 = T(0), m10 = T(0), m02 = T(0), m20 = T(0), m12 = T(0), m21 = T(0);
   if (a.template active<0>() && a.template active<1>()) {
     m01 = st_dxy<V + 1, 0, 1, T, E>(a, p.ihh[0]);
@@ -550,9 +578,20 @@ TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<
     m12 = st_dxy<V + 2, 1, 2, T, E>(a, p.ihh[2]);
     m21 = st_dxy<V + 1, 1, 2, T, E>(a, p.ihh[2]);
   }
-  gd[0] = dx[0] + m01 + m02;
-  gd[1] = m10 + dy[1] + m12;
-  gd[2] = m20 + m21 + dz[2];
+  gd[0] = diag[0] + m01 + m02;
+  gd[1] = m10 + diag[1] + m12;
+  gd[2] = m20 + m21 + diag[2];
+}
+
+/* The vector at components V..V+2: its derivatives, and grad div. */
+template <int V, class T, bool E, class A>
+TMG_HD void vector_derivs(const A &a, const kparams<T> &p, derivs<T, E> &d, num<T, E> gd[3]) {
+  num<T, E> dx[3], dy[3], dz[3];
+  field_derivs<V + 0, T, E>(a, p, d, dx);
+  field_derivs<V + 1, T, E>(a, p, d, dy);
+  field_derivs<V + 2, T, E>(a, p, d, dz);
+  const num<T, E> diag[3] = {dx[0], dy[1], dz[2]};
+  graddiv<V, T, E>(a, p, diag, gd);
 }
 
 template <class T, bool E> TMG_HD num<T, E> dot3(const num<T, E> a[3], const num<T, E> b[3]) {
@@ -566,28 +605,44 @@ TMG_HD void cross3(const num<T, E> a[3], const num<T, E> b[3], num<T, E> out[3])
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* tess_mhd_rhs, term by term. */
+/* tess_mhd_rhs, term by term, in three parts: magnetic() from the derivatives of A, hydro()
+ * from those of lnrho, u, ss plus magnetic()'s j x B and first heating terms, induction(). */
+template <class T, bool E> struct mag_terms {
+  num<T, E> B[3];   /* curl A + B_ext */
+  num<T, E> jxB[3]; /* j x B */
+  num<T, E> h1;     /* heating + eta mu0 j.j: the first two terms of the heating sum */
+};
+
 template <class T, bool E>
-TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
-                const unsigned long long *tab, num<T, E> F[8]) {
+TMG_HD void magnetic(const num<T, E> (*grad_a)[3], const num<T, E> lap_a[3], const num<T, E> gda[3],
+                     const kparams<T> &p, mag_terms<T, E> &m) {
   typedef num<T, E> N;
-  const auto K = [](double x) { return N(T(x)); }; /* a literal coefficient, rounded once */
-  const N lnrho = d.val[0], ss = d.val[4];
-  const N u[3] = {d.val[1], d.val[2], d.val[3]};
-  const N *grad_lnrho = d.grad[0], *grad_ss = d.grad[4];
-  const N(*grad_u)[3] = d.grad + 1;
-  const N(*grad_a)[3] = d.grad + 5;
-  const N *lap = d.lap, *lap_u = d.lap + 1, *lap_a = d.lap + 5;
-  const auto div_cp = [&p](N a) { return div_by<E>(a, p.cp, p.cp_inv, p.cp_pow2); };
-
-  const N div_u = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
-
-  const N B[3] = {grad_a[2][1] - grad_a[1][2] + p.bext[0], grad_a[0][2] - grad_a[2][0] + p.bext[1],
-                  grad_a[1][0] - grad_a[0][1] + p.bext[2]};
+  m.B[0] = grad_a[2][1] - grad_a[1][2] + p.bext[0];
+  m.B[1] = grad_a[0][2] - grad_a[2][0] + p.bext[1];
+  m.B[2] = grad_a[1][0] - grad_a[0][1] + p.bext[2];
   N j[3];
 #pragma unroll
   for (int i = 0; i < 3; i++)
-    j[i] = div_by<E>(d.gda[i] - lap_a[i], p.mu0, p.mu0_inv);
+    j[i] = div_by<E>(gda[i] - lap_a[i], p.mu0, p.mu0_inv);
+  cross3<T, E>(j, m.B, m.jxB);
+  m.h1 = p.heating + p.eta_mu0 * dot3<T, E>(j, j);
+}
+
+/* F of lnrho, u, ss (F[0..4]). val, grad, lap: components 0..4 (lnrho, ux, uy, uz, ss). */
+template <class T, bool E>
+TMG_HD void hydro(const num<T, E> val[5], const num<T, E> (*grad)[3], const num<T, E> lap[5],
+                  const num<T, E> gdu[3], const num<T, E> jxB[3], num<T, E> h1, const kparams<T> &p,
+                  num<T, E> force_y, const unsigned long long *tab, num<T, E> F[5]) {
+  typedef num<T, E> N;
+  const auto K = [](double x) { return N(T(x)); }; /* a literal coefficient, rounded once */
+  const N lnrho = val[0], ss = val[4];
+  const N *u = val + 1;
+  const N *grad_lnrho = grad[0], *grad_ss = grad[4];
+  const N(*grad_u)[3] = grad + 1;
+  const N *lap_u = lap + 1;
+  const auto div_cp = [&p](N a) { return div_by<E>(a, p.cp, p.cp_inv, p.cp_pow2); };
+
+  const N div_u = grad_u[0][0] + grad_u[1][1] + grad_u[2][2];
 
   N S[3][3];
 #pragma unroll
@@ -595,9 +650,9 @@ TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
 #pragma unroll
     for (int k = 0; k < 3; k++)
       S[i][k] = K(0.5) * (grad_u[i][k] + grad_u[k][i]);
-  S[0][0] = K(2.0 / 3.0) * grad_u[0][0] - K(1.0 / 3.0) * (grad_u[1][1] + grad_u[2][2]);
-  S[1][1] = K(2.0 / 3.0) * grad_u[1][1] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[2][2]);
-  S[2][2] = K(2.0 / 3.0) * grad_u[2][2] - K(1.0 / 3.0) * (grad_u[0][0] + grad_u[1][1]);
+  S[0][0] = N(wgt<T, kTWO3>()) * grad_u[0][0] - N(wgt<T, kONE3>()) * (grad_u[1][1] + grad_u[2][2]);
+  S[1][1] = N(wgt<T, kTWO3>()) * grad_u[1][1] - N(wgt<T, kONE3>()) * (grad_u[0][0] + grad_u[2][2]);
+  S[2][2] = N(wgt<T, kTWO3>()) * grad_u[2][2] - N(wgt<T, kONE3>()) * (grad_u[0][0] + grad_u[1][1]);
   N SS_contract = T(0);
 #pragma unroll
   for (int i = 0; i < 3; i++)
@@ -613,15 +668,13 @@ TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
 
   F[0] = -dot3<T, E>(u, grad_lnrho) - div_u;
 
-  N jxB[3];
-  cross3<T, E>(j, B, jxB);
 #pragma unroll
   for (int i = 0; i < 3; i++) {
     const N advection = dot3<T, E>(grad_u[i], u);
     const N pressure = cs2 * (div_cp(grad_ss[i]) + grad_lnrho[i]);
     const N S_grad_lnrho = dot3<T, E>(S[i], grad_lnrho);
     const N viscous =
-        p.nu * (lap_u[i] + K(1.0 / 3.0) * d.gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * d.gdu[i];
+        p.nu * (lap_u[i] + N(wgt<T, kONE3>()) * gdu[i] + K(2.0) * S_grad_lnrho) + p.zeta * gdu[i];
     F[1 + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
   }
   if (p.has_force) F[2] = F[2] + force_y;
@@ -630,16 +683,52 @@ TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
                          div_cp(p.gamma * grad_ss[1]) + p.gm1 * grad_lnrho[1],
                          div_cp(p.gamma * grad_ss[2]) + p.gm1 * grad_lnrho[2]};
   const N lap_lnT = div_cp(p.gamma * lap[4]) + p.gm1 * lap[0];
-  const N heat = p.heating + p.eta_mu0 * dot3<T, E>(j, j) + K(2.0) * rho * p.nu * SS_contract +
-                 p.zeta * rho * div_u * div_u;
+  const N heat = h1 + K(2.0) * rho * p.nu * SS_contract + p.zeta * rho * div_u * div_u;
   const N conduction = p.K * inv_rho * (lap_lnT + dot3<T, E>(grad_lnT, grad_lnT));
   F[4] = -dot3<T, E>(u, grad_ss) + inv_rhoT * heat + conduction;
+}
 
-  N uxB[3];
+/* F of A (3 values): u x B + eta Lap A. */
+template <class T, bool E>
+TMG_HD void induction(const num<T, E> u[3], const num<T, E> B[3], const num<T, E> lap_a[3],
+                      const kparams<T> &p, num<T, E> FA[3]) {
+  num<T, E> uxB[3];
   cross3<T, E>(u, B, uxB);
 #pragma unroll
   for (int i = 0; i < 3; i++)
-    F[5 + i] = uxB[i] + p.eta * lap_a[i];
+    FA[i] = uxB[i] + p.eta * lap_a[i];
+}
+
+template <class T, bool E>
+TMG_HD void rhs(const derivs<T, E> &d, const kparams<T> &p, num<T, E> force_y,
+                const unsigned long long *tab, num<T, E> F[8]) {
+  mag_terms<T, E> m;
+  magnetic<T, E>(d.grad + 5, d.lap + 5, d.gda, p, m);
+  hydro<T, E>(d.val, d.grad, d.lap, d.gdu, m.jxB, m.h1, p, force_y, tab, F);
+  induction<T, E>(d.val + 1, m.B, d.lap + 5, p, F + 5);
+}
+
+/* The y body force at padded x coordinate x: in double in both precisions, as the CPU (a
+ * function of x alone), then rounded to T. */
+template <class T, bool E> TMG_HD num<T, E> force_at(const kparams<T> &p, int x) {
+  if (!p.has_force) return num<T, E>(T(0));
+  typedef num<double, E> D;
+  long long gx = (p.origin0 + x) % p.global0;
+  if (gx < 0) gx += p.global0;
+  const D arg = div_by<E>(D(p.two_pi) * D((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
+  const double f = (D(p.force_amp) * D(sin(arg.v))).v;
+  if constexpr (sizeof(T) == sizeof(double))
+    return num<T, E>(f);
+  else
+    return num<T, E>(to_float(f));
+}
+
+/* The RK3 combination of one component: u^k (u), the old output (old, substeps 1 and 2), F. */
+template <class T, bool E>
+TMG_HD T rk_update(const kparams<T> &p, num<T, E> u, T old, num<T, E> F) {
+  typedef num<T, E> N;
+  if (p.substep == 0) return (u + p.beta * (p.dt * F)).v;
+  return (u + p.beta * (p.ab * (u - N(old)) + p.dt * F)).v;
 }
 
 /* The whole cell: derivatives, F, and the RK3 combination with the old output `old` (read
@@ -657,28 +746,11 @@ TMG_HD void cell_update(const A &a, const kparams<T> &p, const unsigned long lon
   vector_derivs<1, T, E>(a, p, d, d.gdu);
   vector_derivs<5, T, E>(a, p, d, d.gda);
 
-  N force_y = T(0);
-  if (p.has_force) { /* in double in both precisions, as the CPU: a function of x alone */
-    typedef num<double, E> D;
-    long long gx = (p.origin0 + x) % p.global0;
-    if (gx < 0) gx += p.global0;
-    const D arg = div_by<E>(D(p.two_pi) * D((double)(p.force_k * gx)), p.global0_d, p.global0_inv);
-    const double f = (D(p.force_amp) * D(sin(arg.v))).v;
-    if constexpr (sizeof(T) == sizeof(double))
-      force_y = f;
-    else
-      force_y = to_float(f);
-  }
   N F[8];
-  rhs<T, E>(d, p, force_y, tab, F);
+  rhs<T, E>(d, p, force_at<T, E>(p, x), tab, F);
 #pragma unroll
-  for (int c = 0; c < 8; c++) {
-    const N u = d.val[c];
-    if (p.substep == 0)
-      res[c] = (u + p.beta * (p.dt * F[c])).v;
-    else
-      res[c] = (u + p.beta * (p.ab * (u - N(old[c])) + p.dt * F[c])).v;
-  }
+  for (int c = 0; c < 8; c++)
+    res[c] = rk_update<T, E>(p, d.val[c], old[c], F[c]);
 }
 
 /* ---- generic kernel: one thread per cell, stencil through L1 ------------------------------ */
@@ -725,26 +797,20 @@ __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
 /* ---- tiled kernel ------------------------------------------------------------------------- */
 
 /* Shared-memory layout, in elements of T after the exp table (TAB elements: 256 words for
- * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux and ax as x-rows
- * [X0-3, X0+TX+3) x [Y0, Y0+TY) (pitch W); uy and ay as y-columns [X0, X0+TX) x
- * [Y0-3, Y0+TY+3) (pitch TX); uz and az full [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) (pitch W).
- * Centre slot (2 slots, z & 1): lnrho, ss, ux, ax, uy, ay full. MINB: the blocks per SM the
- * kernel is built for: 2 where two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per
- * block), which caps registers at 128 per thread. */
+ * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux, uy, uz, ax, ay, az
+ * (ridx order), each [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) with pitch W. Centre slot (2 slots,
+ * z & 1): lnrho, ss, the same shape. MINB: the blocks per SM the kernel is built for: 2 where
+ * two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per block), which caps registers at 128
+ * per thread. */
 template <int TX, int TY, class T> struct tile_geom {
-  static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6;
-  static constexpr int XR = W * TY, YC = TX * H, FULL = W * H;
-  static constexpr int R_UX = 0, R_AX = XR, R_UY = 2 * XR, R_AY = 2 * XR + YC;
-  static constexpr int R_UZ = 2 * XR + 2 * YC, R_AZ = R_UZ + FULL, RS = R_AZ + FULL;
-  static constexpr int CS = 6 * FULL;
+  static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6, FULL = W * H;
+  static constexpr int RS = 6 * FULL, CS = 2 * FULL;
   static constexpr int TAB = exp_words<T>() * (int)(sizeof(unsigned long long) / sizeof(T));
   static constexpr int RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
   static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
   static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
-  /* position of component c in a centre slot */
-  static constexpr __host__ __device__ int cidx(int c) {
-    return c == 0 ? 0 : c == 4 ? 1 : c == 1 ? 2 : c == 5 ? 3 : c == 2 ? 4 : 5;
-  }
+  /* position of component c (ux, uy, uz, ax, ay, az) in a ring slot */
+  static constexpr __host__ __device__ int ridx(int c) { return c < 4 ? c - 1 : c - 2; }
   static_assert(NT % 32 == 0, "whole warps");
 };
 
@@ -764,16 +830,18 @@ template <int TX, int TY, class T> TMG_HD tile_item tile_of(const kparams<T> &p,
   return it;
 }
 
-/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned). */
-template <class T> TMG_HD void cp_async(T *dst, const T *src) {
+/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned); dst:
+ * its shared-memory address (device) and pointer (host emulation). */
+template <class T> TMG_HD void cp_async(unsigned dst, T *dst_host, const T *src) {
 #ifdef __CUDA_ARCH__
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  (void)dst_host;
   if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
 #else
-  *dst = *src;
+  (void)dst;
+  *dst_host = *src;
 #endif
 }
 TMG_HD void cp_async_commit() {
@@ -787,59 +855,65 @@ TMG_HD void cp_async_wait_all() {
 #endif
 }
 
+/* The shared-memory address of sm[i] (device; 0 on the host, where cp_async takes the pointer). */
+template <class T> TMG_HD unsigned smem_addr(const T *sm, int i) {
+#ifdef __CUDA_ARCH__
+  return (unsigned)__cvta_generic_to_shared(sm) + (unsigned)(i * (int)sizeof(T));
+#else
+  (void)sm;
+  (void)i;
+  return 0;
+#endif
+}
+
 /* Rows [0, rows_ok) of an NCOL-wide rectangle (first row at src, rows row_stride apart) into
  * shared memory at sm + dst (pitch NCOL); columns >= cols_ok lie past the region's reach and
- * are not read. Row r goes to warp (r + rot) % NW, lane = column. */
+ * are not read. Row r goes to warp (r + rot) % NW, lane = column. Addresses are formed once
+ * per row (the shared one from the rectangle's base) and shared by its two column groups: per
+ * element, nvcc otherwise rebuilt the shared window base and the 64-bit source address, ~12
+ * instructions for each copied element. */
 template <int NCOL, int NW, class T>
 TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int rows_ok, int cols_ok,
                       int rot, int warp, int lane) {
+  static_assert(NCOL <= 64, "two column groups at most");
+  const unsigned base = smem_addr(sm, dst + lane);
+  const bool c0 = (lane < NCOL) && (lane < cols_ok);
+  const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
   for (int r = (warp + NW - rot % NW) % NW; r < rows_ok; r += NW) {
-    const T *s = src + r * row_stride;
-    T *d = sm + dst + r * NCOL;
-#pragma unroll
-    for (int c0 = 0; c0 < NCOL; c0 += 32) {
-      const int c = c0 + lane;
-      if (c < NCOL && c < cols_ok) cp_async(d + c, s + c);
-    }
+    const T *s = src + r * row_stride + lane;
+    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+    T *dh = sm + dst + r * NCOL + lane;
+    if (c0) cp_async(d, dh, s);
+    if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
   }
 }
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
+/* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
 template <int TX, int TY, class T>
 TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
-  const T *pl = p.in + z * p.sz;
-  const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
-  const int cw = imin(G::W, xhi - (it.X0 - 3)), ct = imin(TX, xhi - it.X0);
-  const int rt = imin(TY, yhi - it.Y0), rh = imin(G::H, yhi - (it.Y0 - 3));
-  const T *xr = pl + it.Y0 * p.sy + (it.X0 - 3);
-  const T *yc = pl + (it.Y0 - 3) * p.sy + it.X0;
-  const T *fu = pl + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_UX, xr + 1 * p.X, p.sy, rt, cw, 0, warp, lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_AX, xr + 5 * p.X, p.sy, rt, cw, TY, warp, lane);
-  copy_rect<TX, G::NW>(sm, slot + G::R_UY, yc + 2 * p.X, p.sy, rh, ct, 2 * TY, warp, lane);
-  copy_rect<TX, G::NW>(sm, slot + G::R_AY, yc + 6 * p.X, p.sy, rh, ct, 2 * TY + G::H, warp, lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_UZ, fu + 3 * p.X, p.sy, rh, cw, 2 * TY + 2 * G::H, warp,
-                         lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::R_AZ, fu + 7 * p.X, p.sy, rh, cw, 2 * TY + 3 * G::H, warp,
-                         lane);
+  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
+  const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
+  const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
+#pragma unroll
+  for (int i = 0; i < 6; i++)
+    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw, i * G::H,
+                           warp, lane);
 }
 
+/* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
 template <int TX, int TY, class T>
 TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
                          int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
-  const int xhi = p.hi[0] + 3, yhi = p.hi[1] + 3;
-  const int cw = imin(G::W, xhi - (it.X0 - 3)), rh = imin(G::H, yhi - (it.Y0 - 3));
+  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
   const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  const int comps[6] = {0, 4, 1, 5, 2, 6}; /* centre slot order: see tile_geom::cidx */
-#pragma unroll
-  for (int i = 0; i < 6; i++)
-    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw,
-                           2 * TY + 4 * G::H + i * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot, fu, p.sy, rh, cw, 6 * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot + G::FULL, fu + 4 * p.X, p.sy, rh, cw, 7 * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -848,9 +922,9 @@ template <class T> struct tile_state { T ql[7], qs[7]; };
 template <int TX, int TY, class T> struct tile_acc {
   typedef tile_geom<TX, TY, T> G;
   const T *sm;
-  int cen;                    /* centre slot + the thread's offset in a full plane */
-  int rxr[7], ryc[7], rfu[7]; /* ring slot of z + d - 3 + the thread's offset per shape */
-  T ql[7], qs[7];             /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
+  int cen;        /* centre slot + the thread's offset in a full plane */
+  int rfu[7];     /* ring slot of z + d - 3 + the thread's offset in a full plane */
+  T ql[7], qs[7]; /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
   template <int AX> TMG_HD bool active() const { return true; }
   template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
     static_assert(C >= 0 && C < 8 && DZ >= -3 && DZ <= 3, "stencil point");
@@ -859,21 +933,32 @@ template <int TX, int TY, class T> struct tile_acc {
         static_assert(DX == 0 && DY == 0, "lnrho, ss: off-centre planes at the cell only");
         return C == 0 ? ql[DZ + 3] : qs[DZ + 3];
       } else {
-        return sm[cen + G::cidx(C) * G::FULL + DY * G::W + DX];
+        return sm[cen + (C == 0 ? 0 : G::FULL) + DY * G::W + DX];
       }
-    } else if constexpr (C == 3 || C == 7) {
-      return sm[rfu[DZ + 3] + (C == 3 ? G::R_UZ : G::R_AZ) + DY * G::W + DX];
-    } else if constexpr (DZ == 0) {
-      return sm[cen + G::cidx(C) * G::FULL + DY * G::W + DX];
-    } else if constexpr (C == 1 || C == 5) {
-      static_assert(DY == 0, "ux, ax: off-centre planes along x only");
-      return sm[rxr[DZ + 3] + (C == 1 ? G::R_UX : G::R_AX) + DX];
     } else {
-      static_assert(DX == 0, "uy, ay: off-centre planes along y only");
-      return sm[ryc[DZ + 3] + (C == 2 ? G::R_UY : G::R_AY) + DY * TX];
+      return sm[rfu[DZ + 3] + G::ridx(C) * G::FULL + DY * G::W + DX];
     }
   }
 };
+
+/* The accessor of the thread at (tx, ty) of the tile for step zc. */
+template <int TX, int TY, class T>
+TMG_HD tile_acc<TX, TY, T> make_acc(const T *sm, int zc, int tx, int ty, const tile_state<T> &st) {
+  typedef tile_geom<TX, TY, T> G;
+  tile_acc<TX, TY, T> a;
+  a.sm = sm;
+  const int o_full = (ty + 3) * G::W + tx + 3;
+  a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
+#pragma unroll
+  for (int i = 0; i < 7; i++)
+    a.rfu[i] = G::RING0 + ((zc - 3 + i) & 7) * G::RS + o_full;
+#pragma unroll
+  for (int i = 0; i < 7; i++) {
+    a.ql[i] = st.ql[i];
+    a.qs[i] = st.qs[i];
+  }
+  return a;
+}
 
 template <int TX, int TY, class T>
 TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, tile_state<T> &st) {
@@ -905,22 +990,7 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   for (int c = 0; c < 8; c++)
     old[c] = valid && p.substep > 0 ? p.out[cell + c * p.X] : T(0);
 
-  tile_acc<TX, TY, T> a;
-  a.sm = sm;
-  const int o_full = (ty + 3) * G::W + tx + 3, o_xr = ty * G::W + tx + 3, o_yc = (ty + 3) * TX + tx;
-  a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    const int base = G::RING0 + ((zc - 3 + i) & 7) * G::RS;
-    a.rxr[i] = base + o_xr;
-    a.ryc[i] = base + o_yc;
-    a.rfu[i] = base + o_full;
-  }
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    a.ql[i] = st.ql[i];
-    a.qs[i] = st.qs[i];
-  }
+  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
   T res[8];
   cell_update<T, E>(a, p, tab, x, old, res);
   if (valid)
@@ -967,7 +1037,12 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
-enum kernel_kind { KIND_AUTO = 0, KIND_TILED = 1, KIND_GENERIC = 2, KIND_TILED16 = 3 };
+enum kernel_kind {
+  KIND_AUTO = 0,
+  KIND_TILED = 1,
+  KIND_GENERIC = 2,
+  KIND_TILED16 = 3,
+};
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
  * would leave 29 of 32 lanes idle). */
@@ -1090,21 +1165,27 @@ static void check_launch() {
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
 }
 
-template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
-  typedef tile_geom<TX, TY, T> G;
-  auto kern = mhd_tiled_kernel<TX, TY, T, E>;
+/* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
+ * its z chunks planned for the blocks that fit on the device at once. */
+template <int TX, int TY, class T, class K>
+static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s) {
   cudaError_t err =
-      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM);
+      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   int dev = 0, nsm = 1, per_sm = 1;
   err = cudaGetDevice(&dev);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
   if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, G::NT, G::SMEM);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, nt, smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1));
-  kern<<<tiles_total(p), G::NT, G::SMEM, s>>>(p);
+  kern<<<tiles_total(p), nt, smem, s>>>(p);
   check_launch();
+}
+
+template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
+  typedef tile_geom<TX, TY, T> G;
+  launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, E>, G::NT, G::SMEM, p, s);
 }
 
 template <class T, bool E> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
