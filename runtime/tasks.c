@@ -327,7 +327,6 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
                              int c, tess_chain *ch) {
   const tess_stage *st = &op->stage;
   const tess_plan *p = tile->plan;
-  const tess_class *cls = &p->cls[c];
   /* a tile of one class copies its local halos first, in this task */
   const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
   const size_t moves_at = round16(sizeof(stage_block) + st->params_size);
@@ -345,11 +344,9 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   memset(b, 0, size);
   b->size = size;
   b->kernel = st->kernel;
-  b->nbox = cls->nbox;
-  for (int i = 0; i < cls->nbox; i++) {
-    b->box[i] = cls->box[i];
-    a->cells += tess_box_cells(&cls->box[i]);
-  }
+  b->nbox = tess_program_boxes(sim, p, op, c, b->box);
+  for (int i = 0; i < b->nbox; i++)
+    a->cells += tess_box_cells(&b->box[i]);
   if (st->params_size) memcpy(b + 1, st->params, st->params_size);
   tess_region *r = &b->r;
   for (int i = 0; i < 3; i++) {

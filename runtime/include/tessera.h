@@ -58,7 +58,19 @@ typedef enum { TESS_MODE_LIST(TESS_X_ENUM) TESS_MODE_COUNT } tess_mode;
   X(TESS_DEVICE_AUTO, "auto") /* CUDA when StarPU found a GPU, else CPU */
 typedef enum { TESS_DEVICE_LIST(TESS_X_ENUM) TESS_DEVICE_COUNT } tess_device;
 
+/* How a program with temporaries (tess_sim_add_temporary) gets their halos (docs/multistage.md):
+ * exchange them like any field, or compute each producing stage on its owned box grown by the
+ * extent its consumers read (derived backwards from their footprints), so that only the
+ * program's first inputs are exchanged, once per step, with the summed width. */
+#define TESS_STRATEGY_LIST(X)                                                                      \
+  X(TESS_STRATEGY_AUTO, "auto") /* a cost model picks one at setup and says why (the default) */   \
+  X(TESS_STRATEGY_EXCHANGE, "exchange")                                                            \
+  X(TESS_STRATEGY_RECOMPUTE, "recompute")
+typedef enum { TESS_STRATEGY_LIST(TESS_X_ENUM) TESS_STRATEGY_COUNT } tess_strategy;
+
 const char *tess_mode_name(tess_mode m);
+const char *tess_strategy_name(tess_strategy s);
+tess_err tess_strategy_parse(const char *s, tess_strategy *out);
 const char *tess_device_name(tess_device d);
 /* Parse a name into an enum value; TESS_ERR_ARG with a message listing the allowed names. */
 tess_err tess_mode_parse(const char *s, tess_mode *m);
@@ -136,7 +148,15 @@ tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]);
 tess_err tess_sim_set_precision(tess_sim_t sim, tess_precision prec);
 tess_precision tess_sim_precision(const tess_sim_t sim);
 tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *field_id);
+/* A temporary: a field only the step program uses (an intermediate result). It is never
+ * checkpointed, and finite checks of all fields leave it out; with the recompute strategy its
+ * halos are computed by its producer instead of exchanged. */
+tess_err tess_sim_add_temporary(tess_sim_t sim, const char *name, int ncomp, int *field_id);
 tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage);
+/* Before setup: exchange, recompute or auto (the default). */
+tess_err tess_sim_set_strategy(tess_sim_t sim, tess_strategy s);
+/* After setup: the strategy in effect (exchange or recompute), and the cost model's reason. */
+tess_strategy tess_sim_strategy(const tess_sim_t sim, const char **why);
 /* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */
 tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
 
