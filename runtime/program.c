@@ -13,7 +13,8 @@
  *
  * With strategy auto a cost model, per tile and step, compares both strategies:
  *
- *   cost = sum over halo directions exchanged (latency + bytes / bandwidth)
+ *   cost = rounds x round latency   (stages that wait on an exchange: a chain of dependent tasks)
+ *        + sum over halo directions exchanged (latency + bytes / bandwidth)
  *        + sum over stages (cells computed x bytes per cell / memory bandwidth)
  *
  * and keeps the cheaper; the reason is printed by tess_sim_describe.
@@ -200,13 +201,13 @@ static void derive(tess_sim_t sim, uint32_t local) {
  * crosses ranks), bandwidth of halo bytes, memory bandwidth of a stage's sweep. Round numbers
  * of the order bench/results measured (docs/multistage.md); only their ratios matter here. */
 typedef struct {
-  double lat_local, lat_remote, bw_halo, bw_mem;
+  double lat_round, lat_local, lat_remote, bw_halo, bw_mem;
 } machine;
 
 static machine machine_of(const tess_sim_t sim, int cuda) {
   (void)sim;
-  if (cuda) return (machine){10e-6, 30e-6, 20e9, 1.5e12};
-  return (machine){3e-6, 20e-6, 5e9, 10e9};
+  if (cuda) return (machine){20e-6, 10e-6, 30e-6, 20e9, 1.5e12};
+  return (machine){10e-6, 3e-6, 20e-6, 5e9, 10e9};
 }
 
 /* Whether the cells of (grown) footprint `need` reach halo direction h. */
@@ -222,13 +223,13 @@ static int need_reaches(const tess_reach *need, tess_shape shape, const int h[3]
 
 typedef struct {
   double seconds, bytes;
-  long msgs, cells;
+  long rounds, msgs, cells;
 } cost;
 
 /* One steady-state step of the program on one tile under the current derivation. */
 static cost step_cost(const tess_sim_t sim, int cuda) {
   const machine m = machine_of(sim, cuda);
-  cost c = {0, 0, 0, 0};
+  cost c = {0, 0, 0, 0, 0};
   uint32_t valid[TESS_MAX_FIELDS] = {0};
   for (int pass = 0; pass < 2; pass++) /* the second pass is the steady state */
     for (int o = 0; o < sim->nops; o++) {
@@ -240,6 +241,7 @@ static cost step_cost(const tess_sim_t sim, int cuda) {
         continue;
       }
       const tess_shape shape = op->grown ? TESS_SHAPE_BOX : op->stage.kernel->shape;
+      const long msgs0 = c.msgs;
       for (int k = 0; k < op->stage.nin; k++) {
         const int f = op->stage.in[k];
         const tess_field *fd = &sim->field[f];
@@ -267,6 +269,10 @@ static cost step_cost(const tess_sim_t sim, int cuda) {
       for (int k = 0; k < op->stage.nout; k++)
         valid[op->stage.out[k]] = 0;
       if (!pass) continue;
+      if (c.msgs > msgs0) { /* a stage that exchanges: one more round of dependent tasks */
+        c.rounds++;
+        c.seconds += m.lat_round;
+      }
       long cells = 1;
       for (int i = 0; i < 3; i++)
         cells *= sim->tn[i] + op->ext.hi[i] - op->ext.lo[i];
@@ -318,10 +324,12 @@ tess_err tess_program_choose(tess_sim_t sim) {
   const cost re = ok ? step_cost(sim, cuda) : ex;
   const int pick = ok && re.seconds < ex.seconds;
   snprintf(sim->strategy_why, sizeof sim->strategy_why,
-           "auto: per tile and step, exchange %ld halo pieces (%.3g MB) + %ld cells = %.3g us, "
-           "recompute %ld pieces (%.3g MB) + %ld cells = %.3g us%s",
-           ex.msgs, ex.bytes / 1e6, ex.cells, 1e6 * ex.seconds, re.msgs, re.bytes / 1e6, re.cells,
-           1e6 * re.seconds, ok ? "" : " (recompute: tiles too small for its halo)");
+           "auto: per tile and step, exchange %ld round(s) of %ld halo pieces (%.3g MB) + %ld "
+           "cells = %.3g us, recompute %ld round(s) of %ld pieces (%.3g MB) + %ld cells = %.3g "
+           "us%s",
+           ex.rounds, ex.msgs, ex.bytes / 1e6, ex.cells, 1e6 * ex.seconds, re.rounds, re.msgs,
+           re.bytes / 1e6, re.cells, 1e6 * re.seconds,
+           ok ? "" : " (recompute: tiles too small for its halo)");
   sim->strategy = pick ? TESS_STRATEGY_RECOMPUTE : TESS_STRATEGY_EXCHANGE;
   if (!pick) derive(sim, 0);
   return tess_sim_choose_grids(sim);

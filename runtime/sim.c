@@ -287,8 +287,8 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
     sim->tn[i] = sim->n[i] / sim->G[i];
     sim->dim[i] = sim->tn[i] + 2 * sim->ghost[i];
     TESS_CHECK(sim->n[i] == 1 || sim->tn[i] >= 2 * radius[i], TESS_ERR_ARG,
-               "grid %s is too small for a halo of width %d along %c: a tile is %d cells along "
-               "%c (%d ranks x %d tiles on that axis), at least 2*width = %d are needed",
+               "grid %s is too small for stencil radius %d along %c: a tile is %d cells along "
+               "%c (%d ranks x %d tiles on that axis), at least 2*radius = %d are needed",
                grid, radius[i], axis_name[i], sim->tn[i], axis_name[i], sim->P[i], sim->T[i],
                2 * radius[i]);
   }
