@@ -77,7 +77,7 @@ int tess_hdiff_plan_make(const tess_region *r, tess_hdiff_op op, tess_hdiff_plan
           const long long k0 =                                                                     \
               (long long)TESS_IDX(p.dim0, p.dim1, p.nc, cc, p.lo[0], p.lo[1] + y, p.lo[2] + z);    \
           for (int x = 0; x < p.n[0]; x++)                                                         \
-            o[k0 + x] = hdiff_cell_##SFX(p.op, a, b, c, k0 + x, p.sx, p.sy, COEFF);               \
+            o[k0 + x] = hdiff_cell_##SFX(p.op, a, b, c, k0 + x, p.sx, p.sy, COEFF);                \
         }                                                                                          \
   } while (0)
 

@@ -154,12 +154,12 @@ static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st) {
     snprintf(buf, sizeof buf, "physics.init = '%s' is invalid (allowed: bump, sine, random)",
              o->init);
     msg = buf;
-  } else if (!strcmp(o->strategy, "auto") ? (*st = TESS_STRATEGY_AUTO, 0)
-             : !strcmp(o->strategy, "exchange")
-                 ? (*st = TESS_STRATEGY_EXCHANGE, 0)
-                 : !strcmp(o->strategy, "recompute") ? (*st = TESS_STRATEGY_RECOMPUTE, 0) : 1) {
-    snprintf(buf, sizeof buf,
-             "run.strategy = '%s' is invalid (allowed: auto, exchange, recompute)", o->strategy);
+  } else if (!strcmp(o->strategy, "auto")        ? (*st = TESS_STRATEGY_AUTO, 0)
+             : !strcmp(o->strategy, "exchange")  ? (*st = TESS_STRATEGY_EXCHANGE, 0)
+             : !strcmp(o->strategy, "recompute") ? (*st = TESS_STRATEGY_RECOMPUTE, 0)
+                                                 : 1) {
+    snprintf(buf, sizeof buf, "run.strategy = '%s' is invalid (allowed: auto, exchange, recompute)",
+             o->strategy);
     msg = buf;
   }
   if (msg && app->root) fprintf(stderr, PROG ": %s\n", msg);
@@ -285,8 +285,7 @@ static int run(tess_app *app, const hdiff_opts *o) {
   tess_stats st0;
   CALL(tess_sim_stats(sim, h.u, 0, &st0));
   h.sum0 = st0.sum;
-  if (h.root)
-    printf("coeff %g, init %s, %ld steps\n", o->coeff, o->init, app->s.steps);
+  if (h.root) printf("coeff %g, init %s, %ld steps\n", o->coeff, o->init, app->s.steps);
   if (o->png && png(&h, sim, "in_before")) goto done;
 
   const tess_snap_var vars[] = {{h.u, 0, 1, "in"}};
