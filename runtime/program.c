@@ -296,7 +296,32 @@ static int fits(const tess_sim_t sim) {
   return 1;
 }
 
+/* A temporary holds nothing from one step to the next: each step writes it before reading it,
+ * and it is never swapped (else it carries state: a field). */
+static tess_err check_temporaries(const tess_sim_t sim) {
+  for (int f = 0; f < sim->nfields; f++) {
+    if (!sim->field[f].temporary) continue;
+    for (int o = 0; o < sim->nops; o++)
+      TESS_CHECK(is_stage(sim, o) || (sim->op[o]->swap[0] != f && sim->op[o]->swap[1] != f),
+                 TESS_ERR_ARG,
+                 "temporary '%s' is swapped (operation %d): a field that carries values from "
+                 "step to step cannot be a temporary",
+                 sim->field[f].name, o);
+    for (int o = 0; o < sim->nops; o++) {
+      const tess_op *op = sim->op[o];
+      if (!is_stage(sim, o)) continue;
+      TESS_CHECK(!reads(op, f) || writes(op, f), TESS_ERR_ARG,
+                 "temporary '%s' is read by stage %d ('%s') before any stage of the step writes "
+                 "it: a value kept from the previous step needs a field, not a temporary",
+                 sim->field[f].name, o, op->stage.kernel->name);
+      if (writes(op, f)) break;
+    }
+  }
+  return TESS_OK;
+}
+
 tess_err tess_program_choose(tess_sim_t sim) {
+  TESS_CALL(check_temporaries(sim));
   const uint32_t cand = candidates(sim);
   const tess_strategy req = sim->strategy;
   const int cuda = sim->device == TESS_DEVICE_CUDA ||
@@ -375,11 +400,25 @@ int tess_program_boxes(const tess_sim_t sim, const tess_plan *p, const tess_op *
     memcpy(box, cls->box, (size_t)cls->nbox * sizeof *box);
     return cls->nbox;
   }
+  /* grown pieces, merged where they line up (one kernel launch per box) */
+  tess_boxmove mv[TESS_NDIRS];
   int n = 0;
-  for (int q = 0; q < TESS_NPIECES; q++)
-    if (p->piece_class[q] == c) {
-      tess_piece_grown(sim->tn, sim->ghost, q, &op->ext, &box[n]);
-      if (!tess_box_empty(&box[n])) n++;
+  for (int q = 0; q < TESS_NPIECES; q++) {
+    tess_box b;
+    if (p->piece_class[q] != c) continue;
+    tess_piece_grown(sim->tn, sim->ghost, q, &op->ext, &b);
+    if (tess_box_empty(&b)) continue;
+    for (int i = 0; i < 3; i++) {
+      mv[n].src_lo[i] = mv[n].dst_lo[i] = b.lo[i];
+      mv[n].ext[i] = b.hi[i] - b.lo[i];
+    }
+    n++;
+  }
+  tess_boxmoves_merge(mv, &n);
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < 3; i++) {
+      box[k].lo[i] = mv[k].dst_lo[i];
+      box[k].hi[i] = mv[k].dst_lo[i] + mv[k].ext[i];
     }
   return n;
 }

@@ -5,6 +5,8 @@
 #               several decompositions; the limiter zeroes the same fluxes in both
 #   strategies  exchange and recompute, overlap and bulk, 1 to 4 ranks and 1 to 8 tiles: all
 #               bitwise the 1-rank exchange run
+#   describe    TESS_LOG=info: no z ghost or z direction; recompute exchanges only in
+#   checkpoint  a checkpoint holds no temporary
 #   symbol      a Fourier mode decays per step by 1 - coeff (lx + ly)^2, lx = 4 sin^2(kx/2), to
 #               round-off (both strategies, 2 ranks), and the sum of a random field is conserved
 set -u
@@ -69,6 +71,13 @@ describe)
   grep -q "reads 'lap'.*computed here" "$dir/log-recompute.log" || { echo "FAIL: lap not computed locally"; fail=1; }
   grep -q "reads 'in' at x\[-1,1\] y\[-1,1\].*width x-2+2 y-2+2 z-0+0; directions --0 0-0 +-0 -00 +00 -+0 0+0 ++0" \
     "$dir/log-recompute.log" || { echo "FAIL: recompute: in not exchanged 2 wide in 8 directions"; fail=1; } ;;
+checkpoint)
+  # temporaries are not checkpointed: the file holds in and out only
+  run ck 2 --grid 16,16,2 --init random --steps 4 --checkpoint-every 4
+  fields=$(/usr/bin/python3 -c 'import h5py, sys; print(" ".join(sorted(h5py.File(sys.argv[1])["fields"])))' \
+           "$dir/out/tess-hdiff_00000004.h5") || { echo "FAIL: cannot read the checkpoint"; exit 1; }
+  echo "  checkpoint fields: $fields"
+  [ "$fields" = "in out" ] || { echo "FAIL: checkpoint holds '$fields', expected 'in out'"; fail=1; } ;;
 *) echo "unknown check '$what'"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: $what"

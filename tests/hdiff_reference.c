@@ -44,8 +44,8 @@ static double flux(const double *u, const double *lap, long c, long d, double *r
 }
 
 /* one step of u into out; fluxes into fli, flj and their unlimited values into ri, rj */
-static void step(const double *u, double *out, double coeff, double *lap, double *fli,
-                 double *flj, double *ri, double *rj) {
+static void step(const double *u, double *out, double coeff, double *lap, double *fli, double *flj,
+                 double *ri, double *rj) {
   for (long z = 0; z < nz; z++)
     for (long y = 0; y < ny; y++)
       for (long x = 0; x < nx; x++)
