@@ -14,16 +14,7 @@
 #define HD_ADD(a, b) ((a) + (b))
 #define HD_SUB(a, b) ((a) - (b))
 #define HD_MUL(a, b) ((a) * (b))
-#define HD_T         double
-#define HD_FN(name)  name##_f64
-#include "hdiff_cell.h"
-#undef HD_T
-#undef HD_FN
-#define HD_T        float
-#define HD_FN(name) name##_f32
-#include "hdiff_cell.h"
-#undef HD_T
-#undef HD_FN
+#include "hdiff_cells.h"
 
 _Noreturn static void hdiff_fail(const char *msg) {
   fprintf(stderr, "hdiff kernel: %s\n", msg);

@@ -22,16 +22,7 @@ __device__ __forceinline__ float rn_mul(float a, float b) { return __fmul_rn(a, 
 #define HD_ADD(a, b) rn_add(a, b)
 #define HD_SUB(a, b) rn_sub(a, b)
 #define HD_MUL(a, b) rn_mul(a, b)
-#define HD_T         double
-#define HD_FN(name)  name##_f64
-#include "hdiff_cell.h"
-#undef HD_T
-#undef HD_FN
-#define HD_T        float
-#define HD_FN(name) name##_f32
-#include "hdiff_cell.h"
-#undef HD_T
-#undef HD_FN
+#include "hdiff_cells.h"
 
 __device__ __forceinline__ double cell(const tess_hdiff_plan &p, const double *a, const double *b,
                                        const double *c, long long k) {
