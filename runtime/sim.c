@@ -118,6 +118,27 @@ tess_err tess_sim_set_strategy(tess_sim_t sim, tess_strategy s) {
   return TESS_OK;
 }
 
+tess_err tess_sim_set_footprint_check(tess_sim_t sim, int on) {
+  TESS_CHECK_NOT_SETUP(sim);
+  sim->fpcheck = on != 0;
+  return TESS_OK;
+}
+
+/* What the footprint check of stage op names: reaches, kernel and field names. */
+static tess_err fpcheck_init(tess_sim_t sim, tess_op *op) {
+  tess_fpcheck *fc = op->check = calloc(1, sizeof *fc);
+  TESS_CHECK(fc, TESS_ERR_MEM, "cannot allocate a footprint check");
+  const tess_stage *st = &op->stage;
+  snprintf(fc->kernel, sizeof fc->kernel, "%s", st->kernel->name ? st->kernel->name : "?");
+  for (int k = 0; k < st->nin; k++) {
+    fc->reach[k] = op->reach[k];
+    snprintf(fc->in_name[k], sizeof fc->in_name[k], "%s", sim->field[st->in[k]].name);
+  }
+  for (int k = 0; k < st->nout; k++)
+    snprintf(fc->out_name[k], sizeof fc->out_name[k], "%s", sim->field[st->out[k]].name);
+  return TESS_OK;
+}
+
 tess_strategy tess_sim_strategy(const tess_sim_t sim, const char **why) {
   if (why) *why = sim->strategy_why;
   return sim->strategy;
@@ -432,8 +453,13 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                k->name);
   }
   tess_program_dirs(sim);
+  TESS_CHECK(!sim->fpcheck || !sim->tile[0].cuda, TESS_ERR_ARG,
+             "the footprint check runs on CPU tiles only (use device 'cpu')");
   for (int i = 0; i < sim->nops; i++)
-    if (sim->op[i]->kind == TESS_OP_STAGE) TESS_CALL(tess_op_init_codelet(sim, sim->op[i], i));
+    if (sim->op[i]->kind == TESS_OP_STAGE) {
+      TESS_CALL(tess_op_init_codelet(sim, sim->op[i], i));
+      if (sim->fpcheck) TESS_CALL(fpcheck_init(sim, sim->op[i]));
+    }
   TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
   TESS_CALL(check_memory(sim));
   for (int l = 0; l < sim->ntiles; l++)
@@ -508,6 +534,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
   free(sim->tile);
   for (int i = 0; i < sim->nops; i++) {
     if (sim->op[i]->kind == TESS_OP_STAGE) free((void *)sim->op[i]->stage.params);
+    free(sim->op[i]->check);
     free(sim->op[i]);
   }
   free(sim->log);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <starpu.h>
 
+#include "fpcheck.h"
 #include "plan.h"
 #include "segments.h"
 #include "tessera.h"
@@ -55,7 +56,8 @@ typedef struct {
   uint32_t in_dirs[TESS_MAX_IO];
   unsigned in_local;
   tess_pieceset lreads[TESS_NPIECES]; /* pieces of local inputs read (reads: exchanged ones) */
-  uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
+  uint32_t in_stale;   /* while submitting: inputs (bit k) whose halos this stage refreshes */
+  tess_fpcheck *check; /* tess_sim_set_footprint_check: what the check names (NULL: off) */
   struct starpu_codelet cl[3]; /* inner, outer, chain: the same kernel, told apart in traces */
 } tess_op;
 
@@ -100,6 +102,7 @@ struct tess_sim_s {
   int tiles_req;
   int procs_req[3];
   int is_setup;
+  int fpcheck;            /* tess_sim_set_footprint_check */
   tess_strategy strategy; /* requested; at setup: the one in effect */
   char strategy_why[256];
 

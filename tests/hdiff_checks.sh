@@ -7,6 +7,7 @@
 #               bitwise the 1-rank exchange run
 #   describe    TESS_LOG=info: no z ghost or z direction; recompute exchanges only in
 #   checkpoint  a checkpoint holds no temporary
+#   footprints  the footprint check passes for every hdiff kernel, both strategies
 #   symbol      a Fourier mode decays per step by 1 - coeff (lx + ly)^2, lx = 4 sin^2(kx/2), to
 #               round-off (both strategies, 2 ranks), and the sum of a random field is conserved
 set -u
@@ -71,6 +72,13 @@ describe)
   grep -q "reads 'lap'.*computed here" "$dir/log-recompute.log" || { echo "FAIL: lap not computed locally"; fail=1; }
   grep -q "reads 'in' at x\[-1,1\] y\[-1,1\].*width x-2+2 y-2+2 z-0+0; directions --0 0-0 +-0 -00 +00 -+0 0+0 ++0" \
     "$dir/log-recompute.log" || { echo "FAIL: recompute: in not exchanged 2 wide in 8 directions"; fail=1; } ;;
+footprints)
+  # every hdiff kernel reads only what it declares (the footprint check reruns each kernel with
+  # the undeclared cells poisoned), with both strategies, on 2 ranks x 2 tiles
+  for s in exchange recompute; do
+    run "fp-$s" 2 --grid 16,12,2 --init random --steps 2 --tiles 2 --footprint-check --strategy "$s"
+    echo "  $s: footprint check passed"
+  done ;;
 checkpoint)
   # temporaries are not checkpointed: the file holds in and out only
   run ck 2 --grid 16,16,2 --init random --steps 4 --checkpoint-every 4

@@ -35,7 +35,7 @@
 
 typedef struct {
   double coeff, amp;
-  int wave, seed, check, png;
+  int wave, seed, check, png, fpcheck;
   char init[16], strategy[16];
   char fluxes[TESS_APP_PATH]; /* debug.fluxes: fli and flj of the last step, raw float64 */
   const int *n;
@@ -90,6 +90,11 @@ static size_t hdiff_settings(hdiff_opts *o, tess_opt *t) {
        .ptr = &o->png,
        .flag = "png",
        .help = "PNG of the slice z = nz/2 before and after the run"},
+      {.key = "debug.footprint_check",
+       .type = TESS_OPT_BOOL,
+       .ptr = &o->fpcheck,
+       .flag = "footprint-check",
+       .help = "rerun every kernel with undeclared cells poisoned (slow; CPU)"},
       {.key = "debug.fluxes",
        .type = TESS_OPT_STRING,
        .ptr = o->fluxes,
@@ -269,6 +274,7 @@ static int run(tess_app *app, const hdiff_opts *o) {
   CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
   CALL(tess_app_configure(app, sim));
   CALL(tess_sim_set_strategy(sim, strategy));
+  CALL(tess_sim_set_footprint_check(sim, o->fpcheck));
   CALL(tess_sim_add_field(sim, "in", 1, &h.u));
   CALL(tess_sim_add_field(sim, "out", 1, &out));
   CALL(tess_sim_add_temporary(sim, "lap", 1, &lap));

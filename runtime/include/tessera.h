@@ -237,6 +237,12 @@ tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
 /* Records of this rank's tasks completed so far (valid until the next run or destroy). */
 const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
 
+/* Debugging, before tess_sim_setup (CPU tiles only): after each kernel call, run the kernel
+ * again with the cells of each input outside its declared reach poisoned, one halo direction at
+ * a time; a changed output names the stage, the input field and the direction on stderr and
+ * aborts. Many times slower: for small grids. */
+tess_err tess_sim_set_footprint_check(tess_sim_t sim, int on);
+
 /* Test hook, before tess_sim_setup: the exchange of halo direction `dir` into global tile `tile`
  * goes through its own buffer (even between tiles of one memory node) and is held back by
  * `seconds` (emulating one slow link) without occupying a worker. */
