@@ -157,7 +157,7 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
                    tess_h5_reason(why, sizeof why));
     for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, &s); f++)
-      write_field(sim, g, f, tmp, &s);
+      if (!sim->field[f].temporary) write_field(sim, g, f, tmp, &s);
     if (g >= 0) H5Gclose(g);
   }
   if (tess_h5_finish(sim, path, tmp, file, &s))
@@ -185,10 +185,18 @@ static herr_t add_name(hid_t g, const char *name, const H5L_info_t *info, void *
   return 0;
 }
 
+/* Fields a checkpoint holds: all but the temporaries. */
+static int saved_fields(const tess_sim_t sim) {
+  int n = 0;
+  for (int f = 0; f < sim->nfields; f++)
+    n += !sim->field[f].temporary;
+  return n;
+}
+
 static void run_fields(tess_sim_t sim, char list[512]) {
   list[0] = 0;
   for (int f = 0; f < sim->nfields; f++)
-    add_name(0, sim->field[f].name, NULL, list);
+    if (!sim->field[f].temporary) add_name(0, sim->field[f].name, NULL, list);
 }
 
 #define REFUSE(...)                                                                                \
@@ -294,10 +302,12 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   have[0] = 0;
   H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, add_name, have);
   run_fields(sim, want);
-  if (gi.nlinks != (hsize_t)sim->nfields)
+  const int nsaved = saved_fields(sim);
+  if (gi.nlinks != (hsize_t)nsaved)
     REFUSE("checkpoint '%s' has %llu fields (%s), this run %d (%s)", path,
-           (unsigned long long)gi.nlinks, have, sim->nfields, want);
+           (unsigned long long)gi.nlinks, have, nsaved, want);
   for (int f = 0; f < sim->nfields && !s->err; f++) {
+    if (sim->field[f].temporary) continue;
     const htri_t there = H5Lexists(g, sim->field[f].name, H5P_DEFAULT);
     if (there == 0)
       REFUSE("checkpoint '%s' has no field '%s' (it has: %s; this run: %s)", path,
@@ -344,7 +354,8 @@ static void read_fields(tess_sim_t sim, const char *path, const header *h, doubl
   tess_h5_rank_block(sim, &b);
   char why[256];
   for (int f = 0; f < sim->nfields; f++)
-    if (!(bufs[f] = malloc(tess_h5_block_cells(&b) * (size_t)sim->field[f].nc * sizeof(double))))
+    if (!sim->field[f].temporary &&
+        !(bufs[f] = malloc(tess_h5_block_cells(&b) * (size_t)sim->field[f].nc * sizeof(double))))
       TESS_H5_FAIL(s, TESS_ERR_MEM, "cannot allocate a buffer for field '%s'", sim->field[f].name);
   if (tess_h5_agree(sim->comm, s)) return;
   const hid_t fapl = tess_h5_fapl(sim->comm);
@@ -357,6 +368,7 @@ static void read_fields(tess_sim_t sim, const char *path, const header *h, doubl
   uint64_t sum[TESS_MAX_FIELDS] = {0}, total[TESS_MAX_FIELDS];
   for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, s); f++) {
     const tess_field *fd = &sim->field[f];
+    if (fd->temporary) continue;
     char name[TESS_NAME_LEN + 8];
     snprintf(name, sizeof name, "fields/%s", fd->name);
     const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
@@ -398,6 +410,7 @@ tess_err tess_sim_checkpoint_read(tess_sim_t sim, const char *path, tess_ckpt_in
   }
   /* Verified: only now does the simulation change. */
   for (int f = 0; f < sim->nfields && !s.err; f++) {
+    if (sim->field[f].temporary) continue;
     if (tess_h5_unpack(sim, f, bufs[f]))
       TESS_H5_FAIL(&s, TESS_ERR_STARPU, "cannot store field '%s' in its tiles", sim->field[f].name);
     sim->field[f].halo_valid = 0;

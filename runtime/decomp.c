@@ -33,19 +33,22 @@ static int64_t tess_cells(const int n[3], const int p[3], const int ext[3]) {
 
 /* Eq. 7 without its factor 2 (it does not change the argmin), or Eq. 12's Q_inter. An axis of
  * extent 1 is a 2D/1D problem: it has no halo at all. */
-static int64_t tess_cost(const int n[3], const int p[3], int r, tess_cost_kind kind) {
+static int64_t tess_cost(const int n[3], const int p[3], const int r[3], tess_cost_kind kind) {
   int halo[3], inner[3];
   for (int i = 0; i < 3; i++) {
-    halo[i] = n[i] > 1 ? 2 * r : 0;
+    halo[i] = n[i] > 1 ? 2 * r[i] : 0;
     /* C_N' for the node level; C_L'' for tiles: only cut axes give a neighbour tile in the same
      * node, reached over the cheaper intra-node links, and only on r cells per side. */
-    inner[i] = kind == TESS_COST_TILES && p[i] >= 2 ? r : 0;
+    inner[i] = kind == TESS_COST_TILES && p[i] >= 2 ? r[i] : 0;
   }
   return tess_cells(n, p, halo) - tess_cells(n, p, inner);
 }
 
-static int tess_decomp_best(const int n[3], int count, int radius, tess_cost_kind kind, int p[3]) {
-  if (count < 1 || radius < 0 || n[0] < 1 || n[1] < 1 || n[2] < 1) return -1;
+static int tess_decomp_best(const int n[3], int count, const int radius[3], tess_cost_kind kind,
+                            int p[3]) {
+  if (count < 1 || radius[0] < 0 || radius[1] < 0 || radius[2] < 0 || n[0] < 1 || n[1] < 1 ||
+      n[2] < 1)
+    return -1;
   int found = 0;
   int64_t best = 0;
   for (int p0 = count; p0 >= 1; p0--) {
@@ -67,11 +70,21 @@ static int tess_decomp_best(const int n[3], int count, int radius, tess_cost_kin
 }
 
 int tess_decomp_procs(const int n[3], int count, int radius, int p[3]) {
-  return tess_decomp_best(n, count, radius, TESS_COST_PROCS, p);
+  const int r[3] = {radius, radius, radius};
+  return tess_decomp_best(n, count, r, TESS_COST_PROCS, p);
 }
 
 int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]) {
-  return tess_decomp_best(n, count, radius, TESS_COST_TILES, p);
+  const int r[3] = {radius, radius, radius};
+  return tess_decomp_best(n, count, r, TESS_COST_TILES, p);
+}
+
+int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int p[3]) {
+  return tess_decomp_best(n, count, r, TESS_COST_PROCS, p);
+}
+
+int tess_decomp_tiles_axes(const int n[3], int count, const int r[3], int p[3]) {
+  return tess_decomp_best(n, count, r, TESS_COST_TILES, p);
 }
 
 static int tess_is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }

@@ -23,6 +23,11 @@ int tess_decomp_procs(const int n[3], int count, int radius, int p[3]);
  * C_M'' = prod(n_i/p_i + 2r*[n_i>1]) and C_L'' = prod(n_i/p_i + r*[p_i>=2]). */
 int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]);
 
+/* The same with a halo width per axis (r_i = 0: nothing read across axis i, so cutting it
+ * costs nothing). */
+int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int p[3]);
+int tess_decomp_tiles_axes(const int n[3], int count, const int r[3], int p[3]);
+
 /* 1 if every p_i is a power of two (1 included), else 0. */
 int tess_decomp_is_pow2(const int p[3]);
 

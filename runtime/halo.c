@@ -25,12 +25,49 @@
 
 #include "pack.h"
 
-/* Components per cell of all the stage's inputs: a buffer's capacity. */
-static int inputs_nc(const tess_sim_t sim, const tess_op *op) {
-  int nc = 0;
-  for (int k = 0; k < op->stage.nin; k++)
-    nc += sim->field[op->stage.in[k]].nc;
-  return nc;
+/* The boxes link l moves of input k of op: the link's halo directions that the input reads,
+ * each clipped to the field's halo widths (one-sided, per axis), merged where they line up.
+ * Pure geometry, so sender and receiver enumerate the same list. Returns the count. */
+static int input_moves(const tess_sim_t sim, const tess_op *op, int k, const tess_link *l,
+                       tess_boxmove *mv) {
+  const tess_field *f = &sim->field[op->stage.in[k]];
+  const int *tn = sim->tn, *g = sim->ghost;
+  int n = 0;
+  for (int d = 0; d < TESS_NDIRS; d++) {
+    if (!((l->dirs & op->in_dirs[k]) >> d & 1)) continue;
+    int h[3], lo[3], hi[3];
+    tess_dir_vector(d, h);
+    for (int i = 0; i < 3; i++) {
+      lo[i] = h[i] < 0 ? g[i] - f->wlo[i] : h[i] > 0 ? tn[i] + g[i] : g[i];
+      hi[i] = h[i] < 0 ? g[i] : h[i] > 0 ? tn[i] + g[i] + f->whi[i] : tn[i] + g[i];
+    }
+    if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;
+    for (int i = 0; i < 3; i++) {
+      mv[n].dst_lo[i] = lo[i];
+      mv[n].src_lo[i] = lo[i] - h[i] * tn[i];
+      mv[n].ext[i] = hi[i] - lo[i];
+    }
+    n++;
+  }
+  tess_boxmoves_merge(mv, &n);
+  return n;
+}
+
+/* Moves and elements (per component count) link l carries for the inputs in `set` of op. */
+static int link_moves(const tess_sim_t sim, const tess_op *op, uint32_t set, const tess_link *l,
+                      long *elements) {
+  int n = 0;
+  long e = 0;
+  for (int k = 0; k < op->stage.nin; k++) {
+    if (!((set >> k) & 1)) continue;
+    tess_boxmove mv[TESS_MAX_LINKS];
+    const int m = input_moves(sim, op, k, l, mv);
+    n += m;
+    for (int b = 0; b < m; b++)
+      e += (long)mv[b].ext[0] * mv[b].ext[1] * mv[b].ext[2] * sim->field[op->stage.in[k]].nc;
+  }
+  if (elements) *elements = e;
+  return n;
 }
 
 static void set_side(tess_side *s, void *tile, const int dim[3], const int lo[3], size_t off,
@@ -55,8 +92,10 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
     const tess_field *f = &sim->field[op->stage.in[k]];
     void *src = s != UNPACK ? sim->tile[l->src_local].slot[f->slot].base : NULL;
     void *dst = s != PACK ? sim->tile[l->dst_local].slot[f->slot].base : NULL;
-    for (int b = 0; b < l->nmove; b++) {
-      const tess_boxmove *bm = &l->mv[b];
+    tess_boxmove bms[TESS_MAX_LINKS];
+    const int nb = input_moves(sim, op, k, l, bms);
+    for (int b = 0; b < nb; b++) {
+      const tess_boxmove *bm = &bms[b];
       tess_move *m = &mv->m[mv->n++];
       m->nc = f->nc;
       for (int i = 0; i < 3; i++)
@@ -91,8 +130,9 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
   const tess_plan *p = x->plan;
   for (int k = 0; op->in_stale && k < p->nin; k++) {
     const tess_link *l = &p->in[k];
-    if (l->buffered) continue;
-    n += l->nmove * tess_op_nstale(op);
+    const int nl = l->buffered ? 0 : link_moves(sim, op, op->in_stale, l, NULL);
+    if (!nl) continue;
+    n += nl;
     if (moves) add_moves(sim, op, l, FILL, moves);
     if (spec) { /* the halo token is private to a one-class tile's only task: not needed */
       add_source_tokens(sim, op, l, spec);
@@ -102,12 +142,24 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
   return n;
 }
 
+/* The link's buffer for stage op, sized for the inputs it refreshes now (the same on both
+ * ranks): a stage that refreshes other inputs than last time gets a buffer of the new size. */
 static starpu_data_handle_t link_buffer(const tess_sim_t sim, tess_link *l, int op_index,
                                         const tess_op *op) {
+  long count;
+  link_moves(sim, op, op->in_stale, l, &count);
+  if (l->buf[op_index] && starpu_vector_get_nx(l->buf[op_index]) != (uint32_t)count) {
+    starpu_data_unregister_submit(l->buf[op_index]);
+    l->buf[op_index] = NULL;
+  }
   if (!l->buf[op_index])
-    starpu_vector_data_register(&l->buf[op_index], -1, 0,
-                                (uint32_t)(l->volume * inputs_nc(sim, op)), sim->esize);
+    starpu_vector_data_register(&l->buf[op_index], -1, 0, (uint32_t)count, sim->esize);
   return l->buf[op_index];
+}
+
+/* Whether link l carries anything for the stale inputs of op (else: no message, no task). */
+static int link_used(const tess_sim_t sim, const tess_op *op, const tess_link *l) {
+  return link_moves(sim, op, op->in_stale, l, NULL) > 0;
 }
 
 static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
@@ -117,7 +169,7 @@ static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
 
 static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
                              tess_tile *on, int link, starpu_data_handle_t buf, int op_index) {
-  tess_moves *mv = tess_moves_new(l->nmove * tess_op_nstale(op), (int)sim->esize);
+  tess_moves *mv = tess_moves_new(link_moves(sim, op, op->in_stale, l, NULL), (int)sim->esize);
   TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
   add_moves(sim, op, l, s, mv);
   tess_task_spec spec = {.cl = s == PACK ? &tess_pack_cl : &tess_unpack_cl,
@@ -154,7 +206,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *x = &sim->tile[t];
     for (int k = 0; k < x->plan->nin; k++) {
       tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local >= 0) continue;
+      if (!l->buffered || l->src_local >= 0 || !link_used(sim, op, l)) continue;
       starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
       const int64_t tag = tag_of(sim, op_index, l);
       if (sim->direct)
@@ -170,6 +222,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *n = &sim->tile[t];
     for (int k = 0; k < n->plan->nout; k++) {
       tess_link *l = &n->plan->out[k];
+      if (!link_used(sim, op, l)) continue;
       starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
       TESS_CALL(submit_moves(sim, op, l, PACK, n, -1, buf, op_index));
       const int64_t tag = tag_of(sim, op_index, l);
@@ -183,7 +236,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *x = &sim->tile[t];
     for (int k = 0; k < x->plan->nin; k++) {
       tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local < 0) continue;
+      if (!l->buffered || l->src_local < 0 || !link_used(sim, op, l)) continue;
       starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
       TESS_CALL(submit_moves(sim, op, l, PACK, &sim->tile[l->src_local], -1, buf, op_index));
       TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf));

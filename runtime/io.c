@@ -322,6 +322,7 @@ tess_err tess_sim_check_finite(tess_sim_t sim, int nfields, const int *fields, t
     if (sim->field[f].nc > c.nc_max) c.nc_max = sim->field[f].nc;
   for (int i = 0; i < (nfields > 0 ? nfields : sim->nfields); i++) {
     c.field = nfields > 0 ? fields[i] : i;
+    if (nfields <= 0 && sim->field[i].temporary) continue; /* stale between steps */
     TESS_CALL(for_each_owned_piece(sim, c.field, STARPU_R, finite_piece, &c));
   }
   long key;

@@ -33,7 +33,7 @@ static int merge_pair(tess_boxmove *a, const tess_boxmove *b) {
   return 0;
 }
 
-static void merge_moves(tess_boxmove *mv, int *n) {
+void tess_boxmoves_merge(tess_boxmove *mv, int *n) {
   for (int changed = 1; changed;) {
     changed = 0;
     for (int a = 0; a < *n && !changed; a++)
@@ -98,7 +98,7 @@ static int links_of(const tess_sim_t sim, const int xc[3], uint32_t need, tess_l
     l->volume += tess_box_cells(&hb);
   }
   for (int k = 0; k < n; k++)
-    merge_moves(link[k].mv, &link[k].nmove);
+    tess_boxmoves_merge(link[k].mv, &link[k].nmove);
   return n;
 }
 
@@ -168,7 +168,7 @@ static void build_classes(const tess_sim_t sim, tess_plan *p) {
       }
       n++;
     }
-    merge_moves(mv, &n);
+    tess_boxmoves_merge(mv, &n);
     p->cls[c].nbox = n;
     for (int k = 0; k < n; k++)
       for (int i = 0; i < 3; i++) {
@@ -194,6 +194,12 @@ static void build_reads(const tess_sim_t sim, tess_plan *p) {
         } else if (p->dir_link[halo_dir(r)] >= 0) {
           p->reads_in[o][c] |= 1u << p->dir_link[halo_dir(r)];
         }
+      }
+      /* inputs computed on the producer's extent: the class whose grown pieces wrote them */
+      for (int r = 0; r < TESS_NPIECES; r++) {
+        const int pc =
+            tess_pieceset_has(&op->lreads[q], r) ? p->piece_class[tess_piece_clamp(r)] : -1;
+        if (pc >= 0) p->reads_cls[o][c] |= 1u << pc;
       }
     }
   }

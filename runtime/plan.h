@@ -36,6 +36,9 @@ typedef struct {
   int src_lo[3], dst_lo[3], ext[3];
 } tess_boxmove;
 
+/* Merges moves that continue each other along one axis (in place; *n shrinks). */
+void tess_boxmoves_merge(tess_boxmove *mv, int *n);
+
 typedef struct {
   int dst_gid, src_gid;     /* receiving and sending tile (global ids) */
   int dst_rank, src_rank;   /* their ranks */

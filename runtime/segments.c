@@ -106,12 +106,19 @@ static int in_footprint(tess_shape shape, const int o[3]) {
 }
 
 int tess_footprint_offsets(tess_shape shape, int r, const int active[3], int (*off)[3]) {
-  int count = 0, lim[3], o[3];
-  for (int i = 0; i < 3; i++)
-    lim[i] = active[i] ? r : 0;
-  for (o[2] = -lim[2]; o[2] <= lim[2]; o[2]++)
-    for (o[1] = -lim[1]; o[1] <= lim[1]; o[1]++)
-      for (o[0] = -lim[0]; o[0] <= lim[0]; o[0]++)
+  tess_reach reach;
+  for (int i = 0; i < 3; i++) {
+    reach.lo[i] = active[i] ? -r : 0;
+    reach.hi[i] = active[i] ? r : 0;
+  }
+  return tess_reach_offsets(shape, &reach, off);
+}
+
+int tess_reach_offsets(tess_shape shape, const tess_reach *r, int (*off)[3]) {
+  int count = 0, o[3];
+  for (o[2] = r->lo[2]; o[2] <= r->hi[2]; o[2]++)
+    for (o[1] = r->lo[1]; o[1] <= r->hi[1]; o[1]++)
+      for (o[0] = r->lo[0]; o[0] <= r->hi[0]; o[0]++)
         if (in_footprint(shape, o)) {
           if (off) {
             off[count][0] = o[0];
@@ -134,14 +141,40 @@ void tess_footprint_reads(const int n[3], const int g[3], tess_shape shape, int 
   const int active[3] = {g[0] > 0, g[1] > 0, g[2] > 0};
   int(*off)[3] = malloc(sizeof(int[3]) * (size_t)tess_footprint_offsets(shape, r, active, NULL));
   const int noff = tess_footprint_offsets(shape, r, active, off);
-  tess_box s, p;
+  tess_box s;
   tess_piece_box(n, g, seg, &s);
   reads->w[0] = reads->w[1] = 0;
+  tess_box_reads(n, g, &s, noff, (const int(*)[3])off, reads);
+  free(off);
+}
+
+void tess_piece_grown(const int n[3], const int g[3], int seg, const tess_reach *e, tess_box *b) {
+  int a[3];
+  tess_piece_box(n, g, seg, b);
+  tess_piece_coord(seg, a);
+  for (int i = 0; i < 3 && !tess_box_empty(b); i++)
+    if (g[i] > 0) {
+      if (a[i] == 1) b->lo[i] += e->lo[i];
+      if (a[i] == 3) b->hi[i] += e->hi[i];
+    }
+}
+
+int tess_piece_clamp(int q) {
+  int a[3];
+  tess_piece_coord(q, a);
+  for (int i = 0; i < 3; i++)
+    a[i] = a[i] < 1 ? 1 : a[i] > 3 ? 3 : a[i];
+  return tess_piece_index(a);
+}
+
+void tess_box_reads(const int n[3], const int g[3], const tess_box *s, int noff,
+                    const int (*off)[3], tess_pieceset *reads) {
+  tess_box p;
   for (int q = 0; q < TESS_NPIECES; q++) {
     tess_piece_box(n, g, q, &p);
-    if (tess_box_empty(&p) || tess_box_empty(&s)) continue;
+    if (tess_box_empty(&p) || tess_box_empty(s)) continue;
     for (int k = 0; k < noff; k++) {
-      tess_box moved = s;
+      tess_box moved = *s;
       for (int i = 0; i < 3; i++) {
         moved.lo[i] += off[k][i];
         moved.hi[i] += off[k][i];
@@ -152,7 +185,6 @@ void tess_footprint_reads(const int n[3], const int g[3], tess_shape shape, int 
       }
     }
   }
-  free(off);
 }
 
 uint32_t tess_halo_dirs_in(const int n[3], const int g[3], const tess_pieceset *reads) {

@@ -67,6 +67,17 @@ int tess_footprint_offsets(tess_shape shape, int r, const int active[3], int (*o
 /* Whether a footprint of this shape reaches a cell displaced by (sign pattern) h. */
 int tess_footprint_reaches(tess_shape shape, const int h[3]);
 
+/* Offsets of `shape` inside one-sided reach r (lo <= o <= hi per axis); off may be NULL. */
+int tess_reach_offsets(tess_shape shape, const tess_reach *r, int (*off)[3]);
+/* Adds to `reads` every piece that some cell of box s + some offset falls into. */
+void tess_box_reads(const int n[3], const int g[3], const tess_box *s, int noff,
+                    const int (*off)[3], tess_pieceset *reads);
+/* Piece `seg` of the owned region grown by extent e (outer pieces on the tile's boundary move
+ * their outside faces by e.lo / e.hi): the pieces of a stage computing on owned + e. */
+void tess_piece_grown(const int n[3], const int g[3], int seg, const tess_reach *e, tess_box *b);
+/* The owned piece nearest to halo piece q (coordinates 0 -> 1, 4 -> 3). */
+int tess_piece_clamp(int q);
+
 /* Pieces read when updating piece `seg` with the footprint: every piece that some cell of
  * `seg` + some offset falls into. */
 void tess_footprint_reads(const int n[3], const int g[3], tess_shape shape, int r, int seg,

@@ -31,6 +31,7 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
   sim->device = TESS_DEVICE_AUTO;
   sim->prec = TESS_FP64;
   sim->esize = sizeof(double);
+  sim->strategy = TESS_STRATEGY_AUTO;
   pthread_mutex_init(&sim->log_lock, NULL);
   *out = sim;
   return TESS_OK;
@@ -104,6 +105,45 @@ tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *id
   return TESS_OK;
 }
 
+tess_err tess_sim_add_temporary(tess_sim_t sim, const char *name, int ncomp, int *id) {
+  TESS_CALL(tess_sim_add_field(sim, name, ncomp, id));
+  sim->field[*id].temporary = 1;
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_strategy(tess_sim_t sim, tess_strategy s) {
+  TESS_CHECK_NOT_SETUP(sim);
+  TESS_CHECK((unsigned)s < TESS_STRATEGY_COUNT, TESS_ERR_ARG, "strategy %d is invalid", (int)s);
+  sim->strategy = s;
+  return TESS_OK;
+}
+
+tess_err tess_sim_set_footprint_check(tess_sim_t sim, int on) {
+  TESS_CHECK_NOT_SETUP(sim);
+  sim->fpcheck = on != 0;
+  return TESS_OK;
+}
+
+/* What the footprint check of stage op names: reaches, kernel and field names. */
+static tess_err fpcheck_init(tess_sim_t sim, tess_op *op) {
+  tess_fpcheck *fc = op->check = calloc(1, sizeof *fc);
+  TESS_CHECK(fc, TESS_ERR_MEM, "cannot allocate a footprint check");
+  const tess_stage *st = &op->stage;
+  snprintf(fc->kernel, sizeof fc->kernel, "%s", st->kernel->name ? st->kernel->name : "?");
+  for (int k = 0; k < st->nin; k++) {
+    fc->reach[k] = op->reach[k];
+    snprintf(fc->in_name[k], sizeof fc->in_name[k], "%s", sim->field[st->in[k]].name);
+  }
+  for (int k = 0; k < st->nout; k++)
+    snprintf(fc->out_name[k], sizeof fc->out_name[k], "%s", sim->field[st->out[k]].name);
+  return TESS_OK;
+}
+
+tess_strategy tess_sim_strategy(const tess_sim_t sim, const char **why) {
+  if (why) *why = sim->strategy_why;
+  return sim->strategy;
+}
+
 static tess_err check_field(tess_sim_t sim, int f, const char *what) {
   TESS_CHECK(f >= 0 && f < sim->nfields, TESS_ERR_ARG, "%s field id %d is invalid (allowed: 0..%d)",
              what, f, sim->nfields - 1);
@@ -117,6 +157,17 @@ static tess_err check_stage(tess_sim_t sim, const tess_stage *st) {
              k->name, (int)k->shape);
   TESS_CHECK(k->radius >= 0 && k->radius <= 8, TESS_ERR_ARG,
              "kernel '%s': stencil radius %d is invalid (allowed: 0..8)", k->name, k->radius);
+  TESS_CHECK(k->nreach == 0 || (k->nreach >= st->nin && k->nreach <= TESS_MAX_IO), TESS_ERR_ARG,
+             "kernel '%s' declares the reach of %d inputs, the stage has %d (allowed: 0, or "
+             "%d..%d)",
+             k->name, k->nreach, st->nin, st->nin, TESS_MAX_IO);
+  for (int j = 0; j < k->nreach; j++)
+    for (int i = 0; i < 3; i++)
+      TESS_CHECK(k->reach[j].lo[i] <= 0 && k->reach[j].lo[i] >= -8 && k->reach[j].hi[i] >= 0 &&
+                     k->reach[j].hi[i] <= 8,
+                 TESS_ERR_ARG,
+                 "kernel '%s': input %d reaches [%d, %d] along %c (allowed: -8..0 and 0..8)",
+                 k->name, j, k->reach[j].lo[i], k->reach[j].hi[i], axis_name[i]);
   TESS_CHECK(st->nin >= 0 && st->nin <= TESS_MAX_IO && st->nout >= 1 && st->nout <= TESS_MAX_IO,
              TESS_ERR_ARG, "kernel '%s': %d inputs and %d outputs (allowed: 0..%d and 1..%d)",
              k->name, st->nin, st->nout, TESS_MAX_IO, TESS_MAX_IO);
@@ -206,20 +257,22 @@ static int uses_cuda(const tess_sim_t sim) {
 }
 
 /* Default tiles per rank: one per GPU; on CPUs one per CPU worker, so that every worker has an
- * inner segment to chew on, reduced until the tiles are at least 2*radius wide. */
-static int auto_tiles(tess_sim_t sim, const int block[3], int radius) {
+ * inner segment to chew on, reduced until the tiles are at least 2*ghost wide. */
+static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
   int want = uses_cuda(sim) ? tess_ncuda_devices() : (int)starpu_cpu_worker_get_count();
   for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
-    if (tess_decomp_tiles(block, tiles, radius, sim->T) != 0) continue;
+    if (tess_decomp_tiles_axes(block, tiles, radius, sim->T) != 0) continue;
     int ok = 1;
     for (int i = 0; i < 3; i++)
-      ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius;
+      ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius[i];
     if (ok) return 1;
   }
   return 0;
 }
 
-static tess_err choose_grids(tess_sim_t sim, int radius) {
+/* The process and tile grids for the halo widths in sim->ghost (per axis). */
+tess_err tess_sim_choose_grids(tess_sim_t sim) {
+  const int *radius = sim->ghost;
   char grid[64];
   snprintf(grid, sizeof grid, "%dx%dx%d", sim->n[0], sim->n[1], sim->n[2]);
   if (sim->procs_req[0] > 0) {
@@ -232,7 +285,7 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
                  p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
-  } else if (tess_decomp_procs(sim->n, sim->nranks, radius, sim->P) != 0) {
+  } else if (tess_decomp_procs_axes(sim->n, sim->nranks, radius, sim->P) != 0) {
     return TESS_ERROR(
         TESS_ERR_ARG,
         "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
@@ -243,7 +296,7 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
   for (int i = 0; i < 3; i++)
     block[i] = sim->n[i] / sim->P[i];
   if (sim->tiles_req > 0) {
-    if (tess_decomp_tiles(block, sim->tiles_req, radius, sim->T) != 0)
+    if (tess_decomp_tiles_axes(block, sim->tiles_req, radius, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
                         "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
                         block[0], block[1], block[2], sim->tiles_req);
@@ -253,12 +306,12 @@ static tess_err choose_grids(tess_sim_t sim, int radius) {
   for (int i = 0; i < 3; i++) {
     sim->G[i] = sim->P[i] * sim->T[i];
     sim->tn[i] = sim->n[i] / sim->G[i];
-    sim->ghost[i] = sim->n[i] > 1 ? radius : 0;
     sim->dim[i] = sim->tn[i] + 2 * sim->ghost[i];
-    TESS_CHECK(sim->n[i] == 1 || sim->tn[i] >= 2 * radius, TESS_ERR_ARG,
-               "grid %s is too small for stencil radius %d: a tile is %d cells along %c "
-               "(%d ranks x %d tiles on that axis), at least 2*radius = %d are needed",
-               grid, radius, sim->tn[i], axis_name[i], sim->P[i], sim->T[i], 2 * radius);
+    TESS_CHECK(sim->n[i] == 1 || sim->tn[i] >= 2 * radius[i], TESS_ERR_ARG,
+               "grid %s is too small for stencil radius %d along %c: a tile is %d cells along "
+               "%c (%d ranks x %d tiles on that axis), at least 2*radius = %d are needed",
+               grid, radius[i], axis_name[i], sim->tn[i], axis_name[i], sim->P[i], sim->T[i],
+               2 * radius[i]);
   }
   sim->ntiles = sim->T[0] * sim->T[1] * sim->T[2];
   tess_decomp_coord(sim->P, sim->rank, sim->rank_coord);
@@ -367,14 +420,11 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
 tess_err tess_sim_setup(tess_sim_t sim) {
   TESS_CHECK_NOT_SETUP(sim);
   TESS_CHECK(sim->nfields > 0, TESS_ERR_ARG, "the simulation has no field");
-  int radius = 0, nstages = 0;
+  int nstages = 0;
   for (int i = 0; i < sim->nops; i++)
-    if (sim->op[i]->kind == TESS_OP_STAGE) {
-      nstages++;
-      if (sim->op[i]->stage.kernel->radius > radius) radius = sim->op[i]->stage.kernel->radius;
-    }
+    nstages += sim->op[i]->kind == TESS_OP_STAGE;
   TESS_CHECK(nstages > 0, TESS_ERR_ARG, "the step program has no stage");
-  TESS_CALL(choose_grids(sim, radius));
+  TESS_CALL(tess_program_choose(sim));
 
   sim->tile = calloc((size_t)sim->ntiles, sizeof *sim->tile);
   TESS_CHECK(sim->tile, TESS_ERR_MEM, "cannot allocate %d tiles", sim->ntiles);
@@ -402,17 +452,14 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                "device 'cpu' or precision 'double')",
                k->name);
   }
-  for (int i = 0; i < sim->nops; i++) {
-    tess_op *op = sim->op[i];
-    if (op->kind != TESS_OP_STAGE) continue;
-    for (int p = 0; p < TESS_NPIECES; p++) {
-      if (!tess_piece_owned(p)) continue;
-      tess_footprint_reads(sim->tn, sim->ghost, op->stage.kernel->shape, op->stage.kernel->radius,
-                           p, &op->reads[p]);
-      op->halo_dirs |= tess_halo_dirs_in(sim->tn, sim->ghost, &op->reads[p]);
+  tess_program_dirs(sim);
+  TESS_CHECK(!sim->fpcheck || !sim->tile[0].cuda, TESS_ERR_ARG,
+             "the footprint check runs on CPU tiles only (use device 'cpu')");
+  for (int i = 0; i < sim->nops; i++)
+    if (sim->op[i]->kind == TESS_OP_STAGE) {
+      TESS_CALL(tess_op_init_codelet(sim, sim->op[i], i));
+      if (sim->fpcheck) TESS_CALL(fpcheck_init(sim, sim->op[i]));
     }
-    TESS_CALL(tess_op_init_codelet(sim, op, i));
-  }
   TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
   TESS_CALL(check_memory(sim));
   for (int l = 0; l < sim->ntiles; l++)
@@ -422,10 +469,11 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   sim->is_setup = 1;
   tess_log(TESS_LOG_INFO,
            "setup: grid %dx%dx%d, process grid %dx%dx%d, %d tiles/rank (%dx%dx%d), "
-           "tile %dx%dx%d, ghost %d, mode %s, %s precision",
+           "tile %dx%dx%d, ghost %dx%dx%d, mode %s, %s precision",
            sim->n[0], sim->n[1], sim->n[2], sim->P[0], sim->P[1], sim->P[2], sim->ntiles, sim->T[0],
-           sim->T[1], sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], radius,
-           tess_mode_name(sim->mode), tess_precision_name(sim->prec));
+           sim->T[1], sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->ghost[0], sim->ghost[1],
+           sim->ghost[2], tess_mode_name(sim->mode), tess_precision_name(sim->prec));
+  tess_program_describe(sim);
   tess_plan_describe(sim);
   return TESS_OK;
 }
@@ -440,12 +488,15 @@ void tess_sim_layout(tess_sim_t sim, int procs[3], int tiles[3]) {
 void tess_sim_describe(tess_sim_t sim) {
   if (sim->rank != 0) return;
   printf("grid %dx%dx%d on %d rank(s): process grid %dx%dx%d%s, %d tile(s) per rank (%dx%dx%d) "
-         "of %dx%dx%d cells on %s, ghost width %d, %s mode, %s precision%s\n",
+         "of %dx%dx%d cells on %s, ghost width %dx%dx%d, %s mode, %s precision%s\n",
          sim->n[0], sim->n[1], sim->n[2], sim->nranks, sim->P[0], sim->P[1], sim->P[2],
          tess_decomp_is_pow2(sim->P) ? " (Morton order)" : "", sim->ntiles, sim->T[0], sim->T[1],
          sim->T[2], sim->tn[0], sim->tn[1], sim->tn[2], sim->tile[0].cuda ? "CUDA" : "CPU",
-         sim->ghost[0], tess_mode_name(sim->mode), tess_precision_name(sim->prec),
+         sim->ghost[0], sim->ghost[1], sim->ghost[2], tess_mode_name(sim->mode),
+         tess_precision_name(sim->prec),
          sim->tile[0].plan->nclass == 1 ? " (one task per tile and stage)" : "");
+  const int temps = tess_program_has_temporaries(sim);
+  if (temps) printf("strategy %s: %s\n", tess_strategy_name(sim->strategy), sim->strategy_why);
 }
 
 double tess_sim_time(tess_sim_t sim) { return sim->time; }
@@ -483,6 +534,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
   free(sim->tile);
   for (int i = 0; i < sim->nops; i++) {
     if (sim->op[i]->kind == TESS_OP_STAGE) free((void *)sim->op[i]->stage.params);
+    free(sim->op[i]->check);
     free(sim->op[i]);
   }
   free(sim->log);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <starpu.h>
 
+#include "fpcheck.h"
 #include "plan.h"
 #include "segments.h"
 #include "tessera.h"
@@ -30,6 +31,9 @@ typedef struct {
   char name[TESS_NAME_LEN];
   int nc;
   int slot;            /* storage slot currently behind this field (swaps change it) */
+  int temporary;       /* tess_sim_add_temporary: not checkpointed */
+  int local;           /* recompute strategy: its halo is computed by its producer's extent */
+  int wlo[3], whi[3];  /* halo width per axis, low and high side (program.c) */
   uint32_t halo_valid; /* halo directions holding current data */
 } tess_field;
 
@@ -42,11 +46,20 @@ typedef struct {
   /* derived at setup: pieces read per compute piece, halo directions needed */
   tess_pieceset reads[TESS_NPIECES];
   uint32_t halo_dirs;
-  uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
+  /* derived at setup (program.c): the reach of each input (one-sided, clipped to axes of
+   * extent > 1), the extent the stage computes on (owned box grown by ext), the halo
+   * directions each exchanged input needs, and which inputs are produced locally (their halo
+   * written by an earlier stage's extent, recompute strategy) */
+  tess_reach reach[TESS_MAX_IO];
+  tess_reach ext;
+  int grown; /* ext is not zero */
+  uint32_t in_dirs[TESS_MAX_IO];
+  unsigned in_local;
+  tess_pieceset lreads[TESS_NPIECES]; /* pieces of local inputs read (reads: exchanged ones) */
+  uint32_t in_stale;   /* while submitting: inputs (bit k) whose halos this stage refreshes */
+  tess_fpcheck *check; /* tess_sim_set_footprint_check: what the check names (NULL: off) */
   struct starpu_codelet cl[3]; /* inner, outer, chain: the same kernel, told apart in traces */
 } tess_op;
-/* Inputs whose halos the stage being submitted refreshes: each link move is made once for each. */
-static inline int tess_op_nstale(const tess_op *op) { return __builtin_popcount(op->in_stale); }
 
 typedef struct {
   void *base; /* on the tile's memory node; sim->esize each */
@@ -89,6 +102,9 @@ struct tess_sim_s {
   int tiles_req;
   int procs_req[3];
   int is_setup;
+  int fpcheck;            /* tess_sim_set_footprint_check */
+  tess_strategy strategy; /* requested; at setup: the one in effect */
+  char strategy_why[256];
 
   int nfields;
   tess_field field[TESS_MAX_FIELDS];
@@ -96,7 +112,7 @@ struct tess_sim_s {
   tess_op *op[TESS_MAX_OPS];
 
   /* decided at setup */
-  int ghost[3]; /* ghost width per axis: max radius on active axes, 0 elsewhere */
+  int ghost[3]; /* ghost width per axis: the widest field halo on that axis (program.c) */
   int P[3], T[3], G[3];
   int tn[3];  /* owned extent of a tile */
   int dim[3]; /* padded tile extent */
@@ -147,6 +163,20 @@ tess_err tess_for_each_owned_view(tess_sim_t sim, int field, enum starpu_data_ac
 
 /* init.c */
 int tess_cuda_devids(int devs[STARPU_NMAXWORKERS]);
+
+/* program.c: the step program's shape, derived at setup. tess_program_widths: each input's
+ * reach, (strategy recompute) each stage's extent, each field's halo widths and sim->ghost;
+ * tess_program_dirs (after the grids): the pieces and halo directions each stage reads;
+ * tess_program_choose: the strategy (auto: the cost model) and the grids it needs. */
+tess_err tess_program_choose(tess_sim_t sim);
+void tess_program_dirs(tess_sim_t sim);
+void tess_program_describe(const tess_sim_t sim);
+int tess_program_has_temporaries(const tess_sim_t sim); /* read by some stage */
+/* The boxes stage op computes of class c of tile t: its pieces grown by the stage's extent. */
+int tess_program_boxes(const tess_sim_t sim, const tess_plan *p, const tess_op *op, int c,
+                       tess_box *box);
+/* sim.c: the grids for the current widths (sim->ghost) */
+tess_err tess_sim_choose_grids(tess_sim_t sim);
 
 /* sim.c */
 int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_index);

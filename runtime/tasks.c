@@ -37,6 +37,7 @@ typedef struct {
   const tess_kernel *kernel;
   int nbox; /* the class's boxes, one kernel call each */
   tess_box box[TESS_NDIRS];
+  const tess_fpcheck *check; /* the footprint check (sim.c), NULL: off */
   size_t size;     /* bytes of the block, parameters and moves included (16-byte multiple) */
   size_t moves_at; /* offset of the tess_moves in the block, 0: none */
 } stage_block;
@@ -84,6 +85,7 @@ static void stage_cpu(void *buffers[], void *cl_arg) {
     for (int i = 0; i < b->nbox; i++) {
       set_box(&b->r, &b->box[i]);
       fn(&b->r);
+      if (b->check) tess_fpcheck_box(&b->r, fn, b->check);
     }
   }
 }
@@ -327,7 +329,6 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
                              int c, tess_chain *ch) {
   const tess_stage *st = &op->stage;
   const tess_plan *p = tile->plan;
-  const tess_class *cls = &p->cls[c];
   /* a tile of one class copies its local halos first, in this task */
   const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
   const size_t moves_at = round16(sizeof(stage_block) + st->params_size);
@@ -345,11 +346,10 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   memset(b, 0, size);
   b->size = size;
   b->kernel = st->kernel;
-  b->nbox = cls->nbox;
-  for (int i = 0; i < cls->nbox; i++) {
-    b->box[i] = cls->box[i];
-    a->cells += tess_box_cells(&cls->box[i]);
-  }
+  b->check = op->check;
+  b->nbox = tess_program_boxes(sim, p, op, c, b->box);
+  for (int i = 0; i < b->nbox; i++)
+    a->cells += tess_box_cells(&b->box[i]);
   if (st->params_size) memcpy(b + 1, st->params, st->params_size);
   tess_region *r = &b->r;
   for (int i = 0; i < 3; i++) {

@@ -77,6 +77,56 @@ int main(int argc, char **argv) {
       TESS_OK);
   EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG);
   tess_sim_destroy(&sim);
+
+  /* footprints per input: a reach outside -8..8 or on the wrong side, too few inputs declared;
+   * temporaries: read before the step writes them, or swapped */
+  const tess_kernel deep = {.name = "deep",
+                            .cpu = noop,
+                            .shape = TESS_SHAPE_STAR,
+                            .nreach = 1,
+                            .reach = {{{-9, 0, 0}, {1, 0, 0}}}};
+  const tess_kernel side = {.name = "side",
+                            .cpu = noop,
+                            .shape = TESS_SHAPE_STAR,
+                            .nreach = 1,
+                            .reach = {{{1, 0, 0}, {1, 0, 0}}}};
+  const tess_kernel one = {.name = "one",
+                           .cpu = noop,
+                           .shape = TESS_SHAPE_STAR,
+                           .nreach = 1,
+                           .reach = {{{-1, 0, 0}, {1, 0, 0}}}};
+  int t;
+  EXPECT_ERR(tess_sim_create(MPI_COMM_WORLD, n, &sim), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "u", 1, &u), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "v", 1, &v), TESS_OK);
+  EXPECT_ERR(tess_sim_add_temporary(sim, "t", 1, &t), TESS_OK);
+  EXPECT_ERR(tess_sim_set_strategy(sim, (tess_strategy)9), TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &deep, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &side, .nin = 1, .in = {u}, .nout = 1, .out = {v}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &one, .nin = 2, .in = {u, t}, .nout = 1, .out = {v}}),
+             TESS_ERR_ARG);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &one, .nin = 1, .in = {t}, .nout = 1, .out = {v}}),
+             TESS_OK);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &one, .nin = 1, .in = {u}, .nout = 1, .out = {t}}),
+             TESS_OK);
+  EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG); /* t read before written */
+  tess_sim_destroy(&sim);
+  EXPECT_ERR(tess_sim_create(MPI_COMM_WORLD, n, &sim), TESS_OK);
+  EXPECT_ERR(tess_sim_add_field(sim, "u", 1, &u), TESS_OK);
+  EXPECT_ERR(tess_sim_add_temporary(sim, "t", 1, &t), TESS_OK);
+  EXPECT_ERR(tess_sim_add_stage(
+                 sim, &(tess_stage){.kernel = &one, .nin = 1, .in = {u}, .nout = 1, .out = {t}}),
+             TESS_OK);
+  EXPECT_ERR(tess_sim_add_swap(sim, u, t), TESS_OK);
+  EXPECT_ERR(tess_sim_setup(sim), TESS_ERR_ARG); /* a temporary swapped */
+  tess_sim_destroy(&sim);
   printf("%s (%d failures)\n", failures ? "FAILED" : "passed", failures);
   tess_finalize();
   return failures ? 1 : 0;

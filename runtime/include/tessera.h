@@ -60,7 +60,19 @@ typedef enum { TESS_MODE_LIST(TESS_X_ENUM) TESS_MODE_COUNT } tess_mode;
   X(TESS_DEVICE_AUTO, "auto") /* CUDA when StarPU found a GPU, else CPU */
 typedef enum { TESS_DEVICE_LIST(TESS_X_ENUM) TESS_DEVICE_COUNT } tess_device;
 
+/* How a program with temporaries (tess_sim_add_temporary) gets their halos (docs/multistage.md):
+ * exchange them like any field, or compute each producing stage on its owned box grown by the
+ * extent its consumers read (derived backwards from their footprints), so that only the
+ * program's first inputs are exchanged, once per step, with the summed width. */
+#define TESS_STRATEGY_LIST(X)                                                                      \
+  X(TESS_STRATEGY_AUTO, "auto") /* a cost model picks one at setup and says why (the default) */   \
+  X(TESS_STRATEGY_EXCHANGE, "exchange")                                                            \
+  X(TESS_STRATEGY_RECOMPUTE, "recompute")
+typedef enum { TESS_STRATEGY_LIST(TESS_X_ENUM) TESS_STRATEGY_COUNT } tess_strategy;
+
 const char *tess_mode_name(tess_mode m);
+const char *tess_strategy_name(tess_strategy s);
+tess_err tess_strategy_parse(const char *s, tess_strategy *out);
 const char *tess_device_name(tess_device d);
 /* Parse a name into an enum value; TESS_ERR_ARG with a message listing the allowed names. */
 tess_err tess_mode_parse(const char *s, tess_mode *m);
@@ -148,7 +160,15 @@ tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]);
 tess_err tess_sim_set_precision(tess_sim_t sim, tess_precision prec);
 tess_precision tess_sim_precision(const tess_sim_t sim);
 tess_err tess_sim_add_field(tess_sim_t sim, const char *name, int ncomp, int *field_id);
+/* A temporary: a field only the step program uses (an intermediate result). It is never
+ * checkpointed, and finite checks of all fields leave it out; with the recompute strategy its
+ * halos are computed by its producer instead of exchanged. */
+tess_err tess_sim_add_temporary(tess_sim_t sim, const char *name, int ncomp, int *field_id);
 tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage);
+/* Before setup: exchange, recompute or auto (the default). */
+tess_err tess_sim_set_strategy(tess_sim_t sim, tess_strategy s);
+/* After setup: the strategy in effect (exchange or recompute), and the cost model's reason. */
+tess_strategy tess_sim_strategy(const tess_sim_t sim, const char **why);
 /* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */
 tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
 
@@ -228,6 +248,12 @@ typedef struct {
 tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
 /* Records of this rank's tasks completed so far (valid until the next run or destroy). */
 const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
+
+/* Debugging, before tess_sim_setup (CPU tiles only): after each kernel call, run the kernel
+ * again with the cells of each input outside its declared reach poisoned, one halo direction at
+ * a time; a changed output names the stage, the input field and the direction on stderr and
+ * aborts. Many times slower: for small grids. */
+tess_err tess_sim_set_footprint_check(tess_sim_t sim, int on);
 
 /* Test hook, before tess_sim_setup: the exchange of halo direction `dir` into global tile `tile`
  * goes through its own buffer (even between tiles of one memory node) and is held back by

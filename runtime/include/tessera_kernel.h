@@ -81,9 +81,24 @@ typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
 #define TESS_CUDA_FN(f) NULL
 #endif
 
+/* The offsets a kernel reads of one input, per axis and side: every o with lo[i] <= o[i] <= hi[i]
+ * (lo[i] <= 0 <= hi[i]) that the kernel's shape admits (star: one nonzero coordinate; star_diag:
+ * also two of equal magnitude; box: all). lo = hi = 0 on an axis: the input is not read across
+ * that axis, so it has no ghost, halo piece or message there (and no say in how it is split). */
+typedef struct {
+  int lo[3], hi[3];
+} tess_reach;
+
 /* A kernel with its footprint: what an app composes stages from. The fp32 functions run the
  * stage on a single-precision simulation (region.prec == TESS_FP32, arrays in_f / out_f); a
- * kernel without cpu_f32 refuses single precision at setup. */
+ * kernel without cpu_f32 refuses single precision at setup.
+ *
+ * Footprint: with nreach = 0 (records that leave it out) every input is read through `shape`
+ * with `radius` along every axis of extent > 1. With nreach > 0, input k (k < nreach, which must
+ * cover the stage's inputs) is read at the offsets of reach[k] filtered by `shape`, and `radius`
+ * is not used. The kernel must compute any box [lo, hi) it is given, owned cells or not: a stage
+ * run with an extent (recompute strategy, docs/multistage.md) computes on its owned box grown by
+ * that extent, reading its inputs at the grown box plus the declared reach. */
 typedef struct {
   const char *name;
   tess_cpu_fn cpu;   /* required: also the reference the CUDA version is checked against */
@@ -92,6 +107,8 @@ typedef struct {
   int radius;
   tess_cpu_fn cpu_f32;   /* NULL: no single-precision version */
   tess_cuda_fn cuda_f32; /* NULL: no single-precision GPU version */
+  int nreach;            /* 0: symmetric `radius` on every axis for every input */
+  tess_reach reach[TESS_MAX_IO];
 } tess_kernel;
 
 #ifdef __cplusplus

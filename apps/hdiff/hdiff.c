@@ -1,0 +1,335 @@
+/* hdiff.c — COSMO's flux-limited horizontal diffusion (seed digest 3.4) as a four-stage
+ * program with temporaries: the weather-code demo of multi-stage programs.
+ *
+ *     lap = Lap(in)                         stage hdiff_lap    temporary lap
+ *     fli = limited lap[i+1] - lap          stage hdiff_fli    temporary fli
+ *     flj = limited lap[j+1] - lap          stage hdiff_flj    temporary flj
+ *     out = in - coeff div(fl)              stage hdiff_out    then swap(in, out)
+ *
+ * Each kernel declares what it reads of each input, one-sided and horizontal only
+ * (codelets/hdiff.h); the runtime derives ghosts, halo directions and, with the recompute
+ * strategy, the extents on which lap, fli and flj run so that only `in` is exchanged, once per
+ * step, two cells wide (docs/multistage.md). run.strategy picks exchange, recompute or auto.
+ *
+ * Initial states: `bump` (a raised square: a sharp feature to smooth, the default), `sine`
+ * (one Fourier mode per level: --check compares it with the discrete symbol
+ * 1 - coeff (lx + ly)^2 per step, lambda = 4 sin^2(k/2)), `random` (uniform in [-amp, amp]:
+ * the limiter acts). --check also prints the drift of the sum (flux form: conserved).
+ *
+ *   tess-hdiff --grid 128,128,16 --steps 100 --every 10 --png --check
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "hdiff.h"
+#include "image.h"
+#include "tessera.h"
+
+#define PROG    "tess-hdiff"
+#define TESS_PI 3.14159265358979323846
+
+typedef struct {
+  double coeff, amp;
+  int wave, seed, check, png, fpcheck;
+  char init[16], strategy[16];
+  char fluxes[TESS_APP_PATH]; /* debug.fluxes: fli and flj of the last step, raw float64 */
+  const int *n;
+} hdiff_opts;
+
+static size_t hdiff_settings(hdiff_opts *o, tess_opt *t) {
+  const tess_opt opts[] = {
+      /* no range: checked below with the stability bound in the message */
+      {.key = "physics.coeff",
+       .type = TESS_OPT_DOUBLE,
+       .ptr = &o->coeff,
+       .flag = "coeff",
+       .help = "diffusion coefficient, 0 <= coeff < 1/32"},
+      {.key = "physics.init",
+       .type = TESS_OPT_STRING,
+       .ptr = o->init,
+       .size = sizeof o->init,
+       .flag = "init",
+       .help = "initial state: bump, sine or random"},
+      {.key = "physics.amp",
+       .type = TESS_OPT_DOUBLE,
+       .ptr = &o->amp,
+       .flag = "amp",
+       .help = "amplitude of the initial state"},
+      {.key = "physics.wave",
+       .type = TESS_OPT_INT,
+       .ptr = &o->wave,
+       .flag = "wave",
+       .help = "sine: periods per box along x and y",
+       .min = 1,
+       .max = 1 << 20},
+      {.key = "physics.seed",
+       .type = TESS_OPT_INT,
+       .ptr = &o->seed,
+       .flag = "seed",
+       .help = "random: seed",
+       .min = 0,
+       .max = 1 << 30},
+      {.key = "run.strategy",
+       .type = TESS_OPT_STRING,
+       .ptr = o->strategy,
+       .size = sizeof o->strategy,
+       .flag = "strategy",
+       .help = "halos of the temporaries: auto, exchange or recompute"},
+      {.key = "run.check",
+       .type = TESS_OPT_BOOL,
+       .ptr = &o->check,
+       .flag = "check",
+       .help = "print the sum's drift (and, sine: the error against the discrete symbol)"},
+      {.key = "output.png",
+       .type = TESS_OPT_BOOL,
+       .ptr = &o->png,
+       .flag = "png",
+       .help = "PNG of the slice z = nz/2 before and after the run"},
+      {.key = "debug.footprint_check",
+       .type = TESS_OPT_BOOL,
+       .ptr = &o->fpcheck,
+       .flag = "footprint-check",
+       .help = "rerun every kernel with undeclared cells poisoned (slow; CPU)"},
+      {.key = "debug.fluxes",
+       .type = TESS_OPT_STRING,
+       .ptr = o->fluxes,
+       .size = sizeof o->fluxes,
+       .flag = "dump-fluxes",
+       .help = "write fli and flj of the last step as raw float64 to this file (tests)"},
+  };
+  memcpy(t, opts, sizeof opts);
+  return sizeof opts / sizeof opts[0];
+}
+
+static void defaults(hdiff_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->coeff = 0.025;
+  o->amp = 1;
+  o->wave = 1;
+  o->seed = 1;
+  snprintf(o->init, sizeof o->init, "bump");
+  snprintf(o->strategy, sizeof o->strategy, "auto");
+}
+
+/* splitmix64: a pure function of the cell, so every decomposition fills the same values */
+static double uniform(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return (double)(x >> 11) * 0x1.0p-53 * 2 - 1;
+}
+
+static double sine_mode(const hdiff_opts *o, const long g[3]) {
+  double u = o->amp * (1 + 0.125 * (double)g[2]);
+  for (int i = 0; i < 2; i++)
+    if (o->n[i] > 1) u *= sin(2 * TESS_PI * o->wave * ((double)g[i] + 0.5) / o->n[i]);
+  return u;
+}
+
+static double init(const long g[3], int comp, void *arg) {
+  (void)comp;
+  const hdiff_opts *o = arg;
+  if (o->init[0] == 's') return sine_mode(o, g);
+  if (o->init[0] == 'r')
+    return o->amp * uniform(((uint64_t)o->seed << 40) ^
+                            (uint64_t)(g[0] + o->n[0] * (g[1] + (long)o->n[1] * g[2])));
+  int in = 1;
+  for (int i = 0; i < 2; i++)
+    in &= o->n[i] == 1 || labs(2 * g[i] - o->n[i]) < o->n[i] / 4;
+  return in ? o->amp : 0;
+}
+
+/* 0, or -1 after a message on rank 0 (every rank takes the same exit) */
+static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st) {
+  const char *msg = NULL;
+  char buf[256];
+  if (!(o->coeff >= 0 && o->coeff < 1.0 / 32)) {
+    snprintf(buf, sizeof buf,
+             "physics.coeff = %g (%s) is invalid (allowed: 0 <= coeff < 1/32 = 0.03125, the "
+             "stability limit of fourth-order diffusion)",
+             o->coeff, tess_config_source(app->cfg, "physics.coeff"));
+    msg = buf;
+  } else if (strcmp(o->init, "bump") && strcmp(o->init, "sine") && strcmp(o->init, "random")) {
+    snprintf(buf, sizeof buf, "physics.init = '%s' is invalid (allowed: bump, sine, random)",
+             o->init);
+    msg = buf;
+  } else if (!strcmp(o->strategy, "auto")        ? (*st = TESS_STRATEGY_AUTO, 0)
+             : !strcmp(o->strategy, "exchange")  ? (*st = TESS_STRATEGY_EXCHANGE, 0)
+             : !strcmp(o->strategy, "recompute") ? (*st = TESS_STRATEGY_RECOMPUTE, 0)
+                                                 : 1) {
+    snprintf(buf, sizeof buf, "run.strategy = '%s' is invalid (allowed: auto, exchange, recompute)",
+             o->strategy);
+    msg = buf;
+  }
+  if (msg && app->root) fprintf(stderr, PROG ": %s\n", msg);
+  return msg ? -1 : 0;
+}
+
+typedef struct {
+  const hdiff_opts *o;
+  tess_app *app;
+  int u, root;
+  double sum0;
+  double *buf; /* rank 0: the whole grid */
+} hdiff_run;
+
+static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
+  const hdiff_run *h = ctx;
+  tess_stats st;
+  const tess_err e = tess_sim_stats(sim, h->u, 0, &st);
+  if (e || !h->root) return e;
+  printf("step %6ld  sum %+.15e  min %+.6e  max %+.6e  rms %.6e  %.1f steps/s ETA %.0f s\n",
+         tess_sim_step(sim), st.sum, st.min, st.max, sqrt(st.sumsq / (double)st.count), rate, eta);
+  return TESS_OK;
+}
+
+/* The slice z = nz/2 of field f as <dir>/<name>.png (rank 0 writes). Collective. */
+static int png(hdiff_run *h, tess_sim_t sim, const char *name) {
+  const hdiff_opts *o = h->o;
+  if (tess_sim_gather(sim, h->u, 0, h->buf)) return -1;
+  int ok = 1;
+  if (h->root) {
+    char path[TESS_APP_PATH + 64];
+    snprintf(path, sizeof path, "%s/%s.png", h->app->s.dir, name);
+    const int scale = o->n[0] < 256 ? 512 / o->n[0] : 1;
+    const double lim = fabs(o->amp) > 0 ? fabs(o->amp) : 1;
+    ok = tess_png_write_slice(path, h->buf + (size_t)(o->n[2] / 2) * o->n[0] * o->n[1], o->n[0],
+                              o->n[1], -lim, lim, scale > 0 ? scale : 1) == 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : -1;
+}
+
+/* --check on rank 0: the sum's drift; sine: the largest error against the symbol. */
+static int check(hdiff_run *h, tess_sim_t sim) {
+  const hdiff_opts *o = h->o;
+  const int *n = o->n;
+  tess_stats st;
+  if (tess_sim_stats(sim, h->u, 0, &st) || tess_sim_gather(sim, h->u, 0, h->buf)) return -1;
+  if (!h->root) return 0;
+  const double scale = fabs(o->amp) * (double)st.count;
+  printf("check: sum_initial %+.17e sum_final %+.17e drift %.3e (relative to amp x cells)\n",
+         h->sum0, st.sum, fabs(st.sum - h->sum0) / scale);
+  if (strcmp(o->init, "sine")) return 0;
+  double lam = 0;
+  for (int i = 0; i < 2; i++) {
+    const double s = n[i] > 1 ? sin(TESS_PI * o->wave / n[i]) : 0;
+    lam += 4 * s * s;
+  }
+  const double a = pow(1 - o->coeff * lam * lam, (double)tess_sim_step(sim));
+  double err = 0;
+  for (long z = 0; z < n[2]; z++)
+    for (long y = 0; y < n[1]; y++)
+      for (long x = 0; x < n[0]; x++) {
+        const long g[3] = {x, y, z};
+        err = fmax(err, fabs(h->buf[x + n[0] * (y + n[1] * z)] - a * sine_mode(o, g)));
+      }
+  printf("check: amplification %.17e per step %.17e error_symbol %.6e (relative to amp)\n", a,
+         1 - o->coeff * lam * lam, err / fabs(o->amp));
+  return 0;
+}
+
+/* debug.fluxes: fli then flj (component 0), each [nz][ny][nx], raw float64. Collective. */
+static int dump_fluxes(hdiff_run *h, tess_sim_t sim, int fli, int flj) {
+  const size_t cells = (size_t)h->o->n[0] * h->o->n[1] * h->o->n[2];
+  double *both = h->root ? malloc(2 * cells * sizeof(double)) : NULL;
+  int ok = !h->root || both;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (ok) ok = !tess_sim_gather(sim, fli, 0, both) && !tess_sim_gather(sim, flj, 0, both + cells);
+  if (ok && h->root) ok = tess_cli_write_raw(PROG, h->o->fluxes, both, 2 * cells) == 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  free(both);
+  return ok ? 0 : -1;
+}
+
+/* 0: done; 1: failed after a message (abort); 2: bad settings, every rank knows (exit 2). */
+static int run(tess_app *app, const hdiff_opts *o) {
+  tess_strategy strategy = TESS_STRATEGY_AUTO;
+  if (derive(app, o, &strategy)) return 2;
+  const tess_hdiff_params prm = {o->coeff};
+  const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
+  hdiff_run h = {.o = o, .app = app, .root = app->root};
+  tess_sim_t sim = NULL;
+  int out, lap, fli, flj, err = 1;
+  if (h.root && !(h.buf = malloc(cells * sizeof(double)))) {
+    fprintf(stderr, PROG ": cannot allocate %zu bytes on rank 0\n", cells * sizeof(double));
+    return 1;
+  }
+#define CALL(x)                                                                                    \
+  if ((x)) goto done
+#define STAGE(k, ni, i0, i1, i2, o0, p, ps)                                                        \
+  tess_sim_add_stage(sim, &(tess_stage){.kernel = &k,                                              \
+                                        .nin = ni,                                                 \
+                                        .in = {i0, i1, i2},                                        \
+                                        .nout = 1,                                                 \
+                                        .out = {o0},                                               \
+                                        .params = p,                                               \
+                                        .params_size = ps})
+  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
+  CALL(tess_app_configure(app, sim));
+  CALL(tess_sim_set_strategy(sim, strategy));
+  CALL(tess_sim_set_footprint_check(sim, o->fpcheck));
+  CALL(tess_sim_add_field(sim, "in", 1, &h.u));
+  CALL(tess_sim_add_field(sim, "out", 1, &out));
+  CALL(tess_sim_add_temporary(sim, "lap", 1, &lap));
+  CALL(tess_sim_add_temporary(sim, "fli", 1, &fli));
+  CALL(tess_sim_add_temporary(sim, "flj", 1, &flj));
+  CALL(STAGE(tess_hdiff_lap_kernel, 1, h.u, 0, 0, lap, NULL, 0));
+  CALL(STAGE(tess_hdiff_fli_kernel, 2, lap, h.u, 0, fli, NULL, 0));
+  CALL(STAGE(tess_hdiff_flj_kernel, 2, lap, h.u, 0, flj, NULL, 0));
+  CALL(STAGE(tess_hdiff_out_kernel, 3, h.u, fli, flj, out, &prm, sizeof prm));
+  CALL(tess_sim_add_swap(sim, h.u, out));
+  CALL(tess_sim_setup(sim));
+  tess_sim_describe(sim);
+  if (!app->s.restart[0]) CALL(tess_sim_fill(sim, h.u, init, (void *)o));
+  tess_stats st0;
+  CALL(tess_sim_stats(sim, h.u, 0, &st0));
+  h.sum0 = st0.sum;
+  if (h.root) printf("coeff %g, init %s, %ld steps\n", o->coeff, o->init, app->s.steps);
+  if (o->png && png(&h, sim, "in_before")) goto done;
+
+  const tess_snap_var vars[] = {{h.u, 0, 1, "in"}};
+  const tess_attr attrs[] = {{"coeff", o->coeff}, {"amp", o->amp}, {"wave", o->wave}};
+  const tess_app_loop loop = {.nvars = 1,
+                              .vars = vars,
+                              .nattrs = sizeof attrs / sizeof attrs[0],
+                              .attrs = attrs,
+                              .dt = 1,
+                              .ctx = &h,
+                              .progress = progress};
+  CALL(tess_app_run(app, sim, &loop));
+  if (o->png && png(&h, sim, "in_after")) goto done;
+  if (o->check && check(&h, sim)) goto done;
+  if (o->fluxes[0] && dump_fluxes(&h, sim, fli, flj)) goto done;
+  err = 0;
+done:
+  free(h.buf);
+  if (!err) tess_sim_destroy(&sim);
+  return err;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  static hdiff_opts o;
+  defaults(&o);
+  tess_opt table[16];
+  const size_t nt = hdiff_settings(&o, table);
+  tess_app app;
+  const int n0[3] = {64, 64, 4};
+  tess_app_settings d;
+  tess_app_defaults(&d, PROG, n0);
+  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
+  if (b) return b == 1 ? 0 : 2;
+  o.n = app.s.n;
+  if (tess_app_start(&app, &argc, &argv, o.png)) tess_abort(1);
+  const int err = run(&app, &o);
+  if (err == 1) tess_abort(1);
+  tess_app_end(&app);
+  return err;
+}

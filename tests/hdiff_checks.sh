@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# hdiff_checks.sh WHAT APP MPIEXEC [REFERENCE] — the horizontal-diffusion app (label hdiff):
+#   reference   the final state and the last step's fluxes of a random field (the limiter acts)
+#               equal a serial reference on the global array bitwise, with both strategies and
+#               several decompositions; the limiter zeroes the same fluxes in both
+#   strategies  exchange and recompute, overlap and bulk, 1 to 4 ranks and 1 to 8 tiles: all
+#               bitwise the 1-rank exchange run
+#   describe    TESS_LOG=info: no z ghost or z direction; recompute exchanges only in
+#   checkpoint  a checkpoint holds no temporary
+#   footprints  the footprint check passes for every hdiff kernel, both strategies
+#   symbol      a Fourier mode decays per step by 1 - coeff (lx + ly)^2, lx = 4 sin^2(kx/2), to
+#               round-off (both strategies, 2 ranks), and the sum of a random field is conserved
+set -u
+what=$1 app=$2 mpiexec=$3 ref=${4:-}
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+fail=0
+run() { # name nranks args...
+  local name=$1 np=$2; shift 2
+  if ! timeout 300 "$mpiexec" --oversubscribe -np "$np" "$app" --out "$dir/out" "$@" > "$dir/$name.log" 2>&1; then
+    cat "$dir/$name.log"; echo "FAIL: run '$name' failed"; exit 1
+  fi
+  grep -h "^strategy\|process grid" "$dir/$name.log" | sed "s/^/  $name: /"
+}
+case $what in
+reference)
+  grid=(24 20 3); steps=5; coeff=0.03
+  common=(--grid 24,20,3 --init random --seed 7 --coeff $coeff)
+  run init 1 "${common[@]}" --steps 0 --dump "$dir/init.bin"
+  for cfg in "exchange 1 --tiles 1" "recompute 1 --tiles 4" "exchange 3" "recompute 4 --tiles 2" \
+             "recompute 2 --mode bulk"; do
+    set -- $cfg; s=$1 np=$2; shift 2
+    run "$s-$np" "$np" "${common[@]}" --steps $steps --strategy "$s" "$@" \
+      --dump "$dir/final.bin" --dump-fluxes "$dir/fluxes.bin"
+    "$ref" "${grid[@]}" $coeff $steps "$dir/init.bin" "$dir/final.bin" "$dir/fluxes.bin" 50 || fail=1
+  done ;;
+strategies)
+  common=(--grid 40,36,5 --init random --steps 7)
+  run ref 1 "${common[@]}" --strategy exchange --tiles 1 --dump "$dir/ref.bin"
+  for cfg in "recompute 1 --tiles 1" "recompute 1 --tiles 8" "recompute 2" "recompute 3" \
+             "recompute 4 --mode bulk" "exchange 4 --tiles 2" "auto 2 --tiles 2" \
+             "recompute 2 --tiles 2 --mode buffered"; do
+    set -- $cfg; s=$1 np=$2; shift 2
+    name="$s-$np${*:+-}$(echo "$*" | tr -d ' -')"
+    run "$name" "$np" "${common[@]}" --strategy "$s" "$@" --dump "$dir/$name.bin"
+    if cmp -s "$dir/ref.bin" "$dir/$name.bin"; then echo "  identical: $name"
+    else echo "FAIL: $name differs from the 1-rank exchange run"; fail=1; fi
+  done ;;
+symbol)
+  for s in exchange recompute; do
+    procs=(); [ $s = recompute ] && procs=(--procs 2,1,1) # else the app splits z (no halo there)
+    run "sine-$s" 2 --grid 32,24,2 --init sine --wave 3 --steps 40 --check --strategy "$s" "${procs[@]}"
+    err=$(sed -n 's/.*error_symbol \([^ ]*\).*/\1/p' "$dir/sine-$s.log")
+    echo "  $s: $(grep 'check: ampl' "$dir/sine-$s.log")"
+    awk -v e="$err" 'BEGIN { exit !(e != "" && e + 0 < 1e-13) }' || { echo "FAIL: error_symbol '$err' >= 1e-13"; fail=1; }
+  done
+  run random 3 --grid 30,24,2 --init random --steps 50 --check
+  drift=$(sed -n 's/.*drift \([^ ]*\).*/\1/p' "$dir/random.log")
+  echo "  random: $(grep 'check: sum' "$dir/random.log")"
+  awk -v e="$drift" 'BEGIN { exit !(e != "" && e + 0 < 1e-15) }' || { echo "FAIL: sum drift '$drift' >= 1e-15"; fail=1; } ;;
+describe)
+  # TESS_LOG=info lists per stage what is exchanged: horizontal footprints give no z ghost and
+  # no direction with a z component; recompute exchanges only `in`, eight directions, width 2
+  for s in exchange recompute; do
+    TESS_LOG=info run "log-$s" 2 --grid 16,16,8 --procs 1,1,2 --steps 1 --strategy "$s"
+    grep "program:" "$dir/log-$s.log" | sed 's/^.*program: /  /'
+    grep -q "ghost [12]x[12]x0" "$dir/log-$s.log" || { echo "FAIL: $s: z ghost not 0"; fail=1; }
+    if grep "directions" "$dir/log-$s.log" | sed 's/.*directions//' | grep -Eq "[-0+][-0+][-+]"; then
+      echo "FAIL: $s: a direction with a z component is exchanged"; fail=1; fi
+  done
+  n=$(grep -c "tessera\[0\].*exchanged when stale" "$dir/log-recompute.log")
+  [ "$n" = 3 ] || { echo "FAIL: recompute: $n stage inputs exchanged, expected 3 (in, by lap, fli, flj)"; fail=1; }
+  grep -q "reads 'lap'.*computed here" "$dir/log-recompute.log" || { echo "FAIL: lap not computed locally"; fail=1; }
+  grep -q "reads 'in' at x\[-1,1\] y\[-1,1\].*width x-2+2 y-2+2 z-0+0; directions --0 0-0 +-0 -00 +00 -+0 0+0 ++0" \
+    "$dir/log-recompute.log" || { echo "FAIL: recompute: in not exchanged 2 wide in 8 directions"; fail=1; } ;;
+footprints)
+  # every hdiff kernel reads only what it declares (the footprint check reruns each kernel with
+  # the undeclared cells poisoned), with both strategies, on 2 ranks x 2 tiles
+  for s in exchange recompute; do
+    run "fp-$s" 2 --grid 16,12,2 --init random --steps 2 --tiles 2 --footprint-check --strategy "$s"
+    echo "  $s: footprint check passed"
+  done ;;
+checkpoint)
+  # temporaries are not checkpointed: the file holds in and out only
+  run ck 2 --grid 16,16,2 --init random --steps 4 --checkpoint-every 4
+  fields=$(/usr/bin/python3 -c 'import h5py, sys; print(" ".join(sorted(h5py.File(sys.argv[1])["fields"])))' \
+           "$dir/out/tess-hdiff_00000004.h5") || { echo "FAIL: cannot read the checkpoint"; exit 1; }
+  echo "  checkpoint fields: $fields"
+  [ "$fields" = "in out" ] || { echo "FAIL: checkpoint holds '$fields', expected 'in out'"; fail=1; } ;;
+*) echo "unknown check '$what'"; exit 2 ;;
+esac
+[ $fail = 0 ] && echo "ok: $what"
+exit $fail
