@@ -7,7 +7,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
   tess_cell c = {{0}, {0}, p, TESS_PLAN_K(p)};
 #define TESS_PLACE(f)                                                                              \
   if (f < p->nin)                                                                                  \
-    c.in[f] = (const real *)p->in[f] + x + y * p->in_pos[f][1] + z * p->in_pos[f][2];             \
+    c.in[f] = (const real *)p->in[f] + x + y * p->in_pos[f][1] + z * p->in_pos[f][2];              \
   if (f < p->nout) c.out[f] = (real *)p->out[f] + x + y * p->out_pos[f][1] + z * p->out_pos[f][2];
   TESS_PLACE(0)
   TESS_PLACE(1)

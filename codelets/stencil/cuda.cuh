@@ -22,7 +22,8 @@
 
 namespace {
 
-template <typename Op> __global__ void tess_stencil_cells(const __grid_constant__ tess_stencil_plan p) {
+template <typename Op>
+__global__ void tess_stencil_cells(const __grid_constant__ tess_stencil_plan p) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= p.n[0]) return;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < p.n[1]; y += gridDim.y * blockDim.y)
@@ -49,7 +50,8 @@ __device__ __forceinline__ void tess_stencil_plane(const tess_stencil_plan &p,
 }
 
 template <typename Op>
-__global__ void __launch_bounds__(ZX *ZY) tess_stencil_zmarch(const __grid_constant__ tess_stencil_plan p) {
+__global__ void __launch_bounds__(ZX *ZY)
+    tess_stencil_zmarch(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   __shared__ T mid[3][ZY + 2][ZX + 2];
   const int x0 = blockIdx.x * ZX, y0 = blockIdx.y * ZY, tx = threadIdx.x, ty = threadIdx.y;
@@ -107,7 +109,7 @@ template <typename Op> void tess_stencil_launch_two(const tess_stencil_plan *p, 
 } // namespace
 
 /* The pass's operation type: placing a cell and its cell function(s). */
-#define TESS_STENCIL_OP(nm)                                                                      \
+#define TESS_STENCIL_OP(nm)                                                                        \
   typedef real T;                                                                                  \
   typedef tess_cell C;                                                                             \
   static __device__ __forceinline__ C at(const tess_stencil_plan *p, long long x, long long y,     \
@@ -115,21 +117,21 @@ template <typename Op> void tess_stencil_launch_two(const tess_stencil_plan *p, 
     return TESS_FN(tess_cell_at)(p, x, y, z);                                                      \
   }
 
-#define TESS_STENCIL(nm, shape_, radius_, cellfn, consts_, ...)                                  \
+#define TESS_STENCIL(nm, shape_, radius_, cellfn, consts_, ...)                                    \
   namespace {                                                                                      \
-  struct TESS_FN(tess_op_##nm) {                                                                 \
-    TESS_STENCIL_OP(nm)                                                                          \
+  struct TESS_FN(tess_op_##nm) {                                                                   \
+    TESS_STENCIL_OP(nm)                                                                            \
     static __device__ __forceinline__ void cell(const C *c) { cellfn(c); }                         \
   };                                                                                               \
   }                                                                                                \
-  extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {            \
-    tess_stencil_launch_cells<TESS_FN(tess_op_##nm)>(p, stream);                                 \
+  extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {              \
+    tess_stencil_launch_cells<TESS_FN(tess_op_##nm)>(p, stream);                                   \
   }
 
-#define TESS_STENCIL2(nm, shape_, radius_, innerfn, outerfn, consts_, ...)                       \
+#define TESS_STENCIL2(nm, shape_, radius_, innerfn, outerfn, consts_, ...)                         \
   namespace {                                                                                      \
-  struct TESS_FN(tess_op_##nm) {                                                                 \
-    TESS_STENCIL_OP(nm)                                                                          \
+  struct TESS_FN(tess_op_##nm) {                                                                   \
+    TESS_STENCIL_OP(nm)                                                                            \
     static __device__ __forceinline__ T inner(const C *c) { return innerfn(c); }                   \
     static __device__ __forceinline__ void outer(const C *c, const T *m) { outerfn(c, m); }        \
     static __device__ __forceinline__ void cell(const C *c) {                                      \
@@ -139,8 +141,8 @@ template <typename Op> void tess_stencil_launch_two(const tess_stencil_plan *p, 
     }                                                                                              \
   };                                                                                               \
   }                                                                                                \
-  extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {            \
-    tess_stencil_launch_two<TESS_FN(tess_op_##nm)>(p, stream);                                   \
+  extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {              \
+    tess_stencil_launch_two<TESS_FN(tess_op_##nm)>(p, stream);                                     \
   }
 
 #include "stencil/passes.h"

@@ -39,13 +39,15 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
   }
   for (int o = 0; o < r->nout; o++) {
     TESS_STENCIL_REQUIRE(n, r->out[o] != NULL, "missing output array");
-    TESS_STENCIL_REQUIRE(n, r->out_nc[o] == nc, "an output field has the wrong number of components");
+    TESS_STENCIL_REQUIRE(n, r->out_nc[o] == nc,
+                         "an output field has the wrong number of components");
   }
   TESS_STENCIL_REQUIRE(n, r->params != NULL || !s->consts, "missing the stage's params block");
   TESS_STENCIL_REQUIRE(n, tess_region_fits(r, s->radius),
                        "region plus stencil radius leaves the padded tile");
 
-  *p = (tess_stencil_plan){.nin = r->nin, .nout = r->nout, .nc = nc, .sc = r->dim[0], .prec = r->prec};
+  *p = (tess_stencil_plan){
+      .nin = r->nin, .nout = r->nout, .nc = nc, .sc = r->dim[0], .prec = r->prec};
   for (int a = 0; a < 3; a++) {
     p->lo[a] = r->lo[a];
     p->n[a] = r->hi[a] - r->lo[a];

@@ -53,17 +53,17 @@ typedef struct {
 
 /* Everything a sweep needs, by value (CUDA kernels take it as a __grid_constant__ argument). */
 typedef struct {
-  int lo[3], n[3];                       /* region start and extent (padded tile coordinates) */
-  int nin, nout, nc, active[3];             /* nc: components of every field */
-  long long sc;                          /* component stride (the padded x extent) */
-  long long in_pos[TESS_MAX_IO][3];      /* element strides of input f along x, y, z */
-  long long in_st[TESS_MAX_IO][3];       /* the same, 0 on inactive axes (stencil offsets) */
+  int lo[3], n[3];                  /* region start and extent (padded tile coordinates) */
+  int nin, nout, nc, active[3];     /* nc: components of every field */
+  long long sc;                     /* component stride (the padded x extent) */
+  long long in_pos[TESS_MAX_IO][3]; /* element strides of input f along x, y, z */
+  long long in_st[TESS_MAX_IO][3];  /* the same, 0 on inactive axes (stencil offsets) */
   long long out_pos[TESS_MAX_IO][3];
-  const void *in[TESS_MAX_IO];           /* double or float elements, by prec */
+  const void *in[TESS_MAX_IO]; /* double or float elements, by prec */
   void *out[TESS_MAX_IO];
   tess_precision prec;
-  double k[TESS_STENCIL_MAXK];           /* the host function's constants */
-  float kf[TESS_STENCIL_MAXK];           /* the same, each rounded once to float */
+  double k[TESS_STENCIL_MAXK]; /* the host function's constants */
+  float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
 } tess_stencil_plan;
 
 /* The cell a cell function updates: pointers at the cell, per element type. */
@@ -81,7 +81,7 @@ typedef struct {
 } tess_cell_f32;
 
 #define TESS_IN(c, f, comp, dx, dy, dz)                                                            \
-  ((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->in_st[f][0] + (dy) * (c)->p->in_st[f][1] +       \
+  ((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->in_st[f][0] + (dy) * (c)->p->in_st[f][1] +      \
               (dz) * (c)->p->in_st[f][2]])
 #define TESS_AX(c, f, comp, a, k) ((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->in_st[f][a]])
 #define TESS_OUT(c, f, comp)      ((c)->out[f][(comp) * (c)->p->sc])
