@@ -4,7 +4,9 @@
 # median ms per step over 50 steps (5 chunks of 10) after 10 warm-up steps, against the memory
 # floor (bytes each step must move at least, at the device copy bandwidth measured in the same
 # run) and, with OLD_BUILD (a CUDA build of the hand-written kernels, commit 1e0e167), against
-# the hand kernels run in the same call. Writes $OUT/stencil.csv and prints a table.
+# the hand kernels run in the same call. Writes $OUT/stencil.csv and prints it. STENCIL_APPS
+# (default "heat ch maxwell") picks apps, STENCIL_REPS (default 1) repeats every run (the
+# hand/layer pairs alternate, so drift of the machine shows in both).
 #   floor bytes per cell and step: heat, CH: read u + write u_new (2 words); Maxwell: 3 substeps
 #   each reading u (6 components) and reading + writing u_old (12): 54 words.
 set -uo pipefail
@@ -34,14 +36,23 @@ one() {
 }
 
 H=$B/apps/heat/tess-heat C=$B/apps/cahn_hilliard/tess-ch X=$B/apps/maxwell/tess-maxwell
-for prec in double single; do
-  for o in 2 6; do
-    [ -n "$old" ] && one heat$o hand $prec 512 2 "$old/apps/heat/tess-heat" --order $o
-    one heat$o layer $prec 512 2 "$H" --order $o
+apps=${STENCIL_APPS:-heat ch maxwell}
+for rep in $(seq "${STENCIL_REPS:-1}"); do
+  for prec in double single; do
+    if [[ " $apps " == *" heat "* ]]; then
+      for o in 2 6; do
+        [ -n "$old" ] && one heat$o hand $prec 512 2 "$old/apps/heat/tess-heat" --order $o
+        one heat$o layer $prec 512 2 "$H" --order $o
+      done
+    fi
+    if [[ " $apps " == *" ch "* ]]; then
+      [ -n "$old" ] && [ $prec = double ] && one ch hand $prec 512 2 "$old/apps/cahn_hilliard/tess-ch" --variant fused
+      one ch layer $prec 512 2 "$C" --variant fused
+    fi
+    if [[ " $apps " == *" maxwell "* ]]; then
+      for n in 256 512; do one maxwell layer $prec $n 54 "$X" --init wave --wave 1,1,0; done
+    fi
   done
-  [ -n "$old" ] && [ $prec = double ] && one ch hand $prec 512 2 "$old/apps/cahn_hilliard/tess-ch" --variant fused
-  one ch layer $prec 512 2 "$C" --variant fused
-  for n in 256 512; do one maxwell layer $prec $n 54 "$X" --init wave --wave 1,1,0; done
 done
 echo "device copy bandwidth $bw GB/s (read+write)"
-column -s, -t "$csv" | tee "$out/stencil.txt"
+tr , "\t" < "$csv" | tee "$out/stencil.txt"

@@ -22,6 +22,7 @@
 #ifndef TESS_APP_H
 #define TESS_APP_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "tessera.h"
@@ -109,6 +110,9 @@ void tess_app_end(tess_app *app);
     .key = k, .type = TESS_OPT_STRING, .ptr = buf, .size = sizeof buf, .flag = fl, .help = h,      \
     __VA_ARGS__                                                                                    \
   }
+
+/* A positive number's range (0, inf), for TESS_APP_OPT. */
+#define TESS_APP_POS .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
 
 /* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
  * message (the job is aborted: a collective clean-up could wait on a stuck rank); 2: bad

@@ -5,15 +5,11 @@
 TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x, long long y,
                                         long long z) {
   tess_cell c = {{0}, {0}, p, TESS_PLAN_K(p)};
-#define TESS_PLACE(f)                                                                              \
-  if (f < p->nin)                                                                                  \
-    c.in[f] = (const real *)p->in[f] + x + y * p->in_pos[f][1] + z * p->in_pos[f][2];              \
-  if (f < p->nout) c.out[f] = (real *)p->out[f] + x + y * p->out_pos[f][1] + z * p->out_pos[f][2];
-  TESS_PLACE(0)
-  TESS_PLACE(1)
-  TESS_PLACE(2)
-  TESS_PLACE(3)
-#undef TESS_PLACE
+  const long long i = x + y * p->pos[1] + z * p->pos[2];
+  for (int f = 0; f < TESS_MAX_IO; f++) {
+    if (f < p->nin) c.in[f] = (const real *)p->in[f] + i;
+    if (f < p->nout) c.out[f] = (real *)p->out[f] + i;
+  }
   return c;
 }
 
@@ -29,7 +25,7 @@ TESS_HD void TESS_FN(tess_cell_next)(tess_cell *c) {
 TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
   tess_cell d = *c;
   for (int f = 0; f < TESS_MAX_IO; f++)
-    if (f < c->p->nin) d.in[f] += s * c->p->in_st[f][a];
+    if (f < c->p->nin) d.in[f] += s * c->p->st[a];
   return d;
 }
 

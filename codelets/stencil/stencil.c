@@ -13,15 +13,6 @@ void tess_stencil_fail(const char *kernel, const char *file, int line, const cha
   abort();
 }
 
-/* Strides of a field of nc components along x, y, z ([Z][Y][nc][X]). */
-static void strides(const tess_region *r, int nc, long long pos[3], long long st[3]) {
-  pos[0] = 1;
-  pos[1] = (long long)r->dim[0] * nc;
-  pos[2] = pos[1] * r->dim[1];
-  for (int a = 0; a < 3; a++)
-    st[a] = r->dim[a] > 1 ? pos[a] : 0;
-}
-
 int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tess_stencil_plan *p) {
   if (tess_region_empty(r)) return 0;
   const char *n = s->name;
@@ -53,15 +44,15 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
     p->n[a] = r->hi[a] - r->lo[a];
     p->active[a] = r->dim[a] > 1;
   }
-  for (int f = 0; f < r->nin; f++) {
-    strides(r, r->in_nc[f], p->in_pos[f], p->in_st[f]);
+  p->pos[0] = 1; /* [Z][Y][nc][X] */
+  p->pos[1] = (long long)r->dim[0] * nc;
+  p->pos[2] = p->pos[1] * r->dim[1];
+  for (int a = 0; a < 3; a++)
+    p->st[a] = p->active[a] ? p->pos[a] : 0;
+  for (int f = 0; f < r->nin; f++)
     p->in[f] = r->in[f];
-  }
-  long long unused[3];
-  for (int o = 0; o < r->nout; o++) {
-    strides(r, r->out_nc[o], p->out_pos[o], unused);
+  for (int o = 0; o < r->nout; o++)
     p->out[o] = r->out[o];
-  }
   if (s->consts) s->consts(r, p->k);
   for (int i = 0; i < TESS_STENCIL_MAXK; i++)
     p->kf[i] = (float)p->k[i];

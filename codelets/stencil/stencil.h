@@ -53,13 +53,12 @@ typedef struct {
 
 /* Everything a sweep needs, by value (CUDA kernels take it as a __grid_constant__ argument). */
 typedef struct {
-  int lo[3], n[3];                  /* region start and extent (padded tile coordinates) */
-  int nin, nout, nc, active[3];     /* nc: components of every field */
-  long long sc;                     /* component stride (the padded x extent) */
-  long long in_pos[TESS_MAX_IO][3]; /* element strides of input f along x, y, z */
-  long long in_st[TESS_MAX_IO][3];  /* the same, 0 on inactive axes (stencil offsets) */
-  long long out_pos[TESS_MAX_IO][3];
-  const void *in[TESS_MAX_IO]; /* double or float elements, by prec */
+  int lo[3], n[3];              /* region start and extent (padded tile coordinates) */
+  int nin, nout, nc, active[3]; /* nc: components of every field (the spec makes them equal) */
+  long long sc;                 /* component stride (the padded x extent) */
+  long long pos[3];             /* element strides along x, y, z (every field alike) */
+  long long st[3];              /* the same, 0 on inactive axes (stencil offsets) */
+  const void *in[TESS_MAX_IO];  /* double or float elements, by prec */
   void *out[TESS_MAX_IO];
   tess_precision prec;
   double k[TESS_STENCIL_MAXK]; /* the host function's constants */
@@ -80,10 +79,17 @@ typedef struct {
   const float *k;
 } tess_cell_f32;
 
+/* TESS_LD: a read of an input (on the GPU through the read-only path: inputs never alias the
+ * outputs of a sweep, tess_stencil_plan_make checks it). */
+#ifdef __CUDACC__
+#define TESS_LD(ref) __ldg(&(ref))
+#else
+#define TESS_LD(ref) (ref)
+#endif
 #define TESS_IN(c, f, comp, dx, dy, dz)                                                            \
-  ((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->in_st[f][0] + (dy) * (c)->p->in_st[f][1] +      \
-              (dz) * (c)->p->in_st[f][2]])
-#define TESS_AX(c, f, comp, a, k) ((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->in_st[f][a]])
+  TESS_LD((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->st[0] + (dy) * (c)->p->st[1] +           \
+                     (dz) * (c)->p->st[2]])
+#define TESS_AX(c, f, comp, a, k) TESS_LD((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->st[a]])
 #define TESS_OUT(c, f, comp)      ((c)->out[f][(comp) * (c)->p->sc])
 #define TESS_K(c, i)              ((c)->k[i])
 #define TESS_ACTIVE(c, a)         ((c)->p->active[a])
