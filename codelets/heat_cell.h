@@ -8,9 +8,8 @@
  */
 #include "heat.h" /* HEAT_* constant slots */
 
-/* u0: the value at the cell, read once for all axes */
-TESS_HD real TESS_FN(heat_d2)(const tess_cell *c, int comp, int a, int R, real u0) {
-  real acc = TESS_K(c, HEAT_B) * u0;
+TESS_HD real TESS_FN(heat_d2)(const tess_cell *c, int comp, int a, int R) {
+  real acc = TESS_K(c, HEAT_B) * TESS_AX(c, 0, comp, a, 0);
   for (int k = 1; k <= R; k++)
     acc = acc + TESS_K(c, HEAT_B + k) * (TESS_AX(c, 0, comp, a, k) + TESS_AX(c, 0, comp, a, -k));
   return acc * TESS_K(c, HEAT_IH2 + a);
@@ -18,16 +17,15 @@ TESS_HD real TESS_FN(heat_d2)(const tess_cell *c, int comp, int a, int R, real u
 
 TESS_HD void TESS_FN(heat_cell)(const tess_cell *c, int R) {
   for (int comp = 0; comp < TESS_NC(c); comp++) {
-    const real u0 = TESS_AX(c, 0, comp, 0, 0);
     real lap = 0; /* stays 0 only on a grid with no active axis */
     int first = 1;
     for (int a = 0; a < 3; a++)
       if (TESS_ACTIVE(c, a)) {
-        const real d = TESS_FN(heat_d2)(c, comp, a, R, u0);
+        const real d = TESS_FN(heat_d2)(c, comp, a, R);
         lap = first ? d : lap + d;
         first = 0;
       }
-    TESS_OUT(c, 0, comp) = u0 + TESS_K(c, HEAT_COEF) * lap;
+    TESS_OUT(c, 0, comp) = TESS_AX(c, 0, comp, 0, 0) + TESS_K(c, HEAT_COEF) * lap;
   }
 }
 
