@@ -12,11 +12,19 @@ set_target_properties(tessera_error PROPERTIES EXPORT_NAME error)
 install(TARGETS tessera tessera_codelets tessera_topology tessera_error tessera_warnings
         EXPORT TesseraTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS tessera-topo tess-heat tess-ch tess-mhd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS tessera-topo tess-heat tess-ch tess-mhd tess-maxwell RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 file(GLOB _api ${PROJECT_SOURCE_DIR}/runtime/include/*.h)
 install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat.h
               ${PROJECT_SOURCE_DIR}/codelets/cahn_hilliard.h ${PROJECT_SOURCE_DIR}/codelets/mhd.h
+              ${PROJECT_SOURCE_DIR}/codelets/maxwell.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
+# The stencil layer, for kernels written outside (see README, "Write your own app"): their C files
+# need -ffp-contract=off and their .cu files -fmad=false, as codelets/CMakeLists.txt sets.
+install(FILES ${PROJECT_SOURCE_DIR}/codelets/region.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
+install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/passes.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/stencil)
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${_pkgdir})
 list(GET STARPU_LIBRARY_DIRS 0 _starpu_libdir)
 set(TESS_STARPU_PCDIR ${_starpu_libdir}/pkgconfig)

@@ -32,8 +32,10 @@
  *     mu(v)   = (((-B)*v) + (U*((v*v)*v))) - (K*Lap(v))
  *     out     = c1 * (v + (dt*M) * Lap(mu))     [then  (c0*w) + that]
  *
- * with -B, 1/h^2 and dt*M computed once on the host by tess_ch_plan_make. ch_fused evaluates
- * mu(v) at each of the 2d+1 points of Lap(mu) with that same expression.
+ * with -B, 1/h^2 and dt*M computed once on the host (cahn_hilliard.c). ch_fused evaluates
+ * mu(v) at each of the 2d+1 points of Lap(mu) with that same expression. The arithmetic is
+ * ch_cell.h, written once for CPU and CUDA, double and single (the stencil layer); single
+ * precision runs the same sequence in float on the constants rounded once to float.
  */
 #ifndef TESS_CAHN_HILLIARD_H
 #define TESS_CAHN_HILLIARD_H
@@ -57,19 +59,6 @@ extern const tess_kernel tess_ch_update_kernel; /* "ch_update", TESS_SHAPE_STAR,
 /* in[0] = v (stencil), optional in[1] = w (cell, iff nin == 2). */
 extern const tess_kernel tess_ch_fused_kernel; /* "ch_fused", TESS_SHAPE_STAR_DIAG, radius 2 */
 
-/* CPU reference versions: synchronous, on the calling thread. */
-void tess_ch_mu_cpu(const tess_region *r);
-void tess_ch_update_cpu(const tess_region *r);
-void tess_ch_fused_cpu(const tess_region *r);
-
-#ifdef TESS_HAVE_CUDA
-/* Asynchronous: enqueue one kernel on `stream` (a cudaStream_t) and return. Array pointers
- * in r are device pointers; r itself and its params are host memory. */
-void tess_ch_mu_cuda(const tess_region *r, void *stream);
-void tess_ch_update_cuda(const tess_region *r, void *stream);
-void tess_ch_fused_cuda(const tess_region *r, void *stream);
-#endif
-
 /* ---- analysis helpers for apps and tests: host only, no StarPU --------------------------- */
 
 /* Largest stable time step of forward Euler (and of Heun, same real-axis stability interval
@@ -84,32 +73,8 @@ double tess_ch_dt_limit(double M, double B, double U, double K, double u0, const
  * (>= 0; the mode's Lap eigenvalue is -lambda): sigma = M lambda (B - 3 U u0^2 - K lambda). */
 double tess_ch_growth_rate(double M, double B, double U, double K, double u0, double lambda);
 
-/* ---- shared by cahn_hilliard.c and cahn_hilliard_cuda.cu, not for apps ------------------- */
-
-typedef enum { TESS_CH_OP_MU, TESS_CH_OP_UPDATE, TESS_CH_OP_FUSED } tess_ch_op;
-
-/* Everything one sweep needs, by value (the CUDA kernel receives it as its argument). */
-typedef struct {
-  int lo[3], n[3];  /* region start and extent */
-  int dim0, dim1;   /* padded tile extent in x and y (strides; nc = 1) */
-  int active[3];    /* axis has a stencil (dim > 1) */
-  double inv_h2[3]; /* 1 / h^2 per axis */
-  double neg_b;     /* -B */
-  double u, k;      /* U, K */
-  double coef;      /* dt * M */
-  double c0, c1;    /* combination weights */
-  int has_w;        /* update/fused: w present */
-  const double *f;  /* the stencil input: v (mu, fused) or mu (update) */
-  const double *v;  /* update: v, read at the cell; NULL otherwise */
-  const double *w;  /* update/fused: w, read at the cell; NULL when has_w == 0 */
-  double *out;      /* out[0] */
-} tess_ch_plan;
-
-/* Checks r for the given kernel (radius 1 for mu/update, 2 for fused) and fills p. Returns 0
- * for an empty region (nothing to do), 1 otherwise; reports with file:line and aborts on a
- * region whose stencil would leave the tile, on a wrong number of fields or components, on an
- * output that aliases an input, or on missing params, as those are runtime bugs. */
-int tess_ch_plan_make(const tess_region *r, tess_ch_op op, tess_ch_plan *p);
+/* The constants' slots (cahn_hilliard.c fills them, ch_cell.h reads them). */
+enum { CH_NEG_B, CH_U, CH_K, CH_COEF, CH_C0, CH_C1, CH_IH2 /* 1/h^2 per axis: 3 slots */ };
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "clang-format not installed"; exit 77; }
-mapfile -t files < <(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find runtime codelets apps topology tests bench -name '*.[ch]' -o -name '*.cu')
+mapfile -t files < <(git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null || find runtime codelets apps topology tests bench -name '*.[ch]' -o -name '*.cu')
 if [ "${1:-}" = --check ]; then
   bad=0
   for f in "${files[@]}"; do

@@ -22,6 +22,18 @@ for p in double single; do
   w=$(TESSERA_RUNTIME_MPI_DIRECT=off two $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h4.bin); echo "heat $p 2 ranks on 1 GPU ($w): $($X /tmp/hc.bin /tmp/h4.bin)"
   STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat $p 1 tile (own wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
 done
+# The stencil layer's kernels (codelets/stencil/): Cahn–Hilliard (fused 3D: z-march; 2D and
+# composed: per cell) and Maxwell, GPU bitwise against the CPU, double and single.
+C=$B/apps/cahn_hilliard/tess-ch; W=$B/apps/maxwell/tess-maxwell
+for p in double single; do
+  for a in "$C --variant fused --grid 40,36,32 --steps 20" "$C --variant composed --scheme heun --grid 40,36,32 --steps 10" \
+           "$C --variant fused --grid 64,48,1 --steps 20" "$W --init curl --grid 40,36,32 --steps 10"; do
+    STARPU_NCPU=8 $a --device cpu --tiles 4 --precision $p --dump /tmp/sc.bin > /dev/null 2>&1
+    STARPU_NCUDA=1 $a --device cuda --precision $p --dump /tmp/s1.bin > /dev/null 2>&1
+    STARPU_NCUDA=1 $a --device cuda --tiles 8 --mode buffered --precision $p --dump /tmp/s8.bin > /dev/null 2>&1
+    echo "${a#$B/apps/} $p: 1 tile $($X /tmp/sc.bin /tmp/s1.bin); 8 tiles buffered $($X /tmp/sc.bin /tmp/s8.bin)"
+  done
+done
 A="--grid 32,32,32 --set init.ic=abc --set init.amp=0.1 --steps 10 --every 0 --dt 1e-3"
 for p in double single; do
   STARPU_NCPU=8 $M --device cpu --tiles 2 $A --precision $p --dump /tmp/mc.bin > /dev/null 2>&1

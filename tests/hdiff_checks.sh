@@ -5,7 +5,7 @@
 #               several decompositions; the limiter zeroes the same fluxes in both
 #   strategies  exchange and recompute, overlap and bulk, 1 to 4 ranks and 1 to 8 tiles: all
 #               bitwise the 1-rank exchange run
-#   describe    TESS_LOG=info: no z ghost or z direction; recompute exchanges only in
+#   describe    --log info: no z ghost or z direction; recompute exchanges only in
 #   checkpoint  a checkpoint holds no temporary
 #   footprints  the footprint check passes for every hdiff kernel, both strategies
 #   symbol      a Fourier mode decays per step by 1 - coeff (lx + ly)^2, lx = 4 sin^2(kx/2), to
@@ -58,10 +58,10 @@ symbol)
   echo "  random: $(grep 'check: sum' "$dir/random.log")"
   awk -v e="$drift" 'BEGIN { exit !(e != "" && e + 0 < 1e-15) }' || { echo "FAIL: sum drift '$drift' >= 1e-15"; fail=1; } ;;
 describe)
-  # TESS_LOG=info lists per stage what is exchanged: horizontal footprints give no z ghost and
+  # --log info lists per stage what is exchanged: horizontal footprints give no z ghost and
   # no direction with a z component; recompute exchanges only `in`, eight directions, width 2
   for s in exchange recompute; do
-    TESS_LOG=info run "log-$s" 2 --grid 16,16,8 --procs 1,1,2 --steps 1 --strategy "$s"
+    TESSERA_RUNTIME_LOG=info run "log-$s" 2 --grid 16,16,8 --procs 1,1,2 --steps 1 --strategy "$s"
     grep "program:" "$dir/log-$s.log" | sed 's/^.*program: /  /'
     grep -q "ghost [12]x[12]x0" "$dir/log-$s.log" || { echo "FAIL: $s: z ghost not 0"; fail=1; }
     if grep "directions" "$dir/log-$s.log" | sed 's/.*directions//' | grep -Eq "[-0+][-0+][-+]"; then

@@ -404,26 +404,23 @@ done:
   return err;
 }
 
+static int check(tess_app *app, void *ctx) {
+  ch_opts *o = ctx;
+  o->n = app->s.n;
+  return check_settings(app, o);
+}
+
+static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }
+
 int main(int argc, char **argv) {
-  /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
-  setvbuf(stdout, NULL, _IOLBF, 0);
   static ch_opts o;
   defaults(&o);
   tess_opt table[32];
   const size_t nt = ch_settings(&o, table);
-  tess_app app;
-  const int n0[3] = {256, 256, 1};
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, n0);
+  tess_app_defaults(&d, PROG, (const int[3]){256, 256, 1});
   d.steps = 1000;
   d.every = 100;
   snprintf(d.dir, sizeof d.dir, "ch-out");
-  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
-  if (b) return b == 1 ? 0 : 2;
-  o.n = app.s.n;
-  if (check_settings(&app, &o)) return tess_app_refuse(&app);
-  if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
-  if (run(&app, &o)) tess_app_fail(&app);
-  tess_app_end(&app);
-  return 0;
+  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
 }

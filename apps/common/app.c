@@ -227,6 +227,28 @@ tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
   return TESS_OK;
 }
 
+int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
+                  size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
+                  void *ctx, int argc, char **argv) {
+  /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  tess_app app;
+  const int b = tess_app_begin(&app, prog, defaults, opts, nopts, argc, argv);
+  if (b) return b == 1 ? 0 : 2;
+  if (check && check(&app, ctx)) return tess_app_refuse(&app);
+  if (tess_app_start(&app, &argc, &argv, writes && *writes)) tess_app_fail(&app);
+  const int err = body(&app, ctx);
+  if (err == 1) tess_app_fail(&app);
+  tess_app_end(&app);
+  return err;
+}
+
+tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim) {
+  tess_err e = tess_sim_create(MPI_COMM_WORLD, app->s.n, sim);
+  if (!e) e = tess_sim_set_spacing(*sim, h);
+  return e ? e : tess_app_configure(app, *sim);
+}
+
 void tess_app_end(tess_app *app) {
   tess_finalize();
   tess_config_destroy(&app->cfg);

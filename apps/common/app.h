@@ -22,6 +22,7 @@
 #ifndef TESS_APP_H
 #define TESS_APP_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "tessera.h"
@@ -115,6 +116,37 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
 void tess_app_fail(tess_app *app);
 /* Finalizes and frees. */
 void tess_app_end(tess_app *app);
+
+/* One setting of an app's table (tessera_config.h): key, type, a pointer to the value, the flag,
+ * the help line, then any of .min/.max/.open/.choices. Strings: TESS_APP_STR (a char array). */
+#define TESS_APP_OPT(k, t, p, fl, h, ...)                                                          \
+  { .key = k, .type = t, .ptr = p, .flag = fl, .help = h, __VA_ARGS__ }
+#define TESS_APP_STR(k, buf, fl, h, ...)                                                           \
+  {                                                                                                \
+    .key = k, .type = TESS_OPT_STRING, .ptr = buf, .size = sizeof buf, .flag = fl, .help = h,      \
+    __VA_ARGS__                                                                                    \
+  }
+
+/* A positive number's range (0, inf), for TESS_APP_OPT. */
+#define TESS_APP_POS .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
+
+/* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
+ * message (tess_app_fail: a clean end when every rank knows, else the job is aborted); 2: bad
+ * settings that every rank found alike (exit 2). */
+typedef int (*tess_app_body)(tess_app *app, void *ctx);
+/* Settings checks of an app before MPI starts (NULL: none): 0, or non-zero after a message
+ * printed where tess_app_prints() (exit 2). */
+typedef int (*tess_app_check)(tess_app *app, void *ctx);
+/* The whole main of an app: line-buffered stdout, tess_app_begin with `defaults` and the app's
+ * table, check, tess_app_start, body, tess_app_end. `writes` (or NULL): a setting of the app's
+ * table saying it writes files of its own (read after parsing: the output directory is then
+ * checked writable). Returns main's exit status (0, or 2 for bad input); failures end in
+ * tess_app_fail. */
+int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
+                  size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
+                  void *ctx, int argc, char **argv);
+/* A simulation of the settings' grid with spacing h, configured by tess_app_configure. */
+tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
 
 /* "name" of component comp of field (from the loop's variables), for messages. */
 const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,

@@ -314,22 +314,18 @@ done:
   return err;
 }
 
+static int body(tess_app *app, void *ctx) {
+  hdiff_opts *o = ctx;
+  o->n = app->s.n;
+  return run(app, o);
+}
+
 int main(int argc, char **argv) {
-  setvbuf(stdout, NULL, _IOLBF, 0);
   static hdiff_opts o;
   defaults(&o);
   tess_opt table[16];
   const size_t nt = hdiff_settings(&o, table);
-  tess_app app;
-  const int n0[3] = {64, 64, 4};
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, n0);
-  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
-  if (b) return b == 1 ? 0 : 2;
-  o.n = app.s.n;
-  if (tess_app_start(&app, &argc, &argv, o.png)) tess_abort(1);
-  const int err = run(&app, &o);
-  if (err == 1) tess_abort(1);
-  tess_app_end(&app);
-  return err;
+  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4});
+  return tess_app_main(PROG, &d, table, nt, &o.png, NULL, body, &o, argc, argv);
 }

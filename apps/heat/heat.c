@@ -270,7 +270,9 @@ static int check(const heat_opts *o, const heat_derived *d, tess_sim_t sim, int 
 }
 
 /* 0: done; 1: failed after a message (abort); 2: bad settings, every rank knows (exit 2). */
-static int run(tess_app *app, heat_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  heat_opts *o = ctx;
+  o->n = app->s.n;
   heat_derived d;
   if (derive(app, o, &d)) return 2;
   const tess_heat_params prm = {o->kappa};
@@ -328,22 +330,11 @@ done:
 }
 
 int main(int argc, char **argv) {
-  /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
-  setvbuf(stdout, NULL, _IOLBF, 0);
   static heat_opts o;
   defaults(&o);
   tess_opt table[16];
   const size_t nt = heat_settings(&o, table);
-  tess_app app;
-  const int n0[3] = {64, 64, 1};
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, n0);
-  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
-  if (b) return b == 1 ? 0 : 2;
-  o.n = app.s.n;
-  if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
-  const int err = run(&app, &o);
-  if (err == 1) tess_app_fail(&app);
-  tess_app_end(&app);
-  return err;
+  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 1});
+  return tess_app_main(PROG, &d, table, nt, NULL, NULL, run, &o, argc, argv);
 }

@@ -316,23 +316,19 @@ done:
   return err;
 }
 
+static int body(tess_app *app, void *ctx) {
+  mhd_opts *o = ctx;
+  o->n = app->s.n;
+  return run(app, o) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-  /* progress lines must survive a job killed by its time limit: line-buffer even into pipes */
-  setvbuf(stdout, NULL, _IOLBF, 0);
   static mhd_opts o;
   defaults(&o);
   tess_opt table[64];
   const size_t nt = mhd_settings(&o, table);
-  tess_app app;
-  const int n0[3] = {64, 64, 64};
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, n0);
+  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64});
   d.every = 10;
-  const int b = tess_app_begin(&app, PROG, &d, table, nt, argc, argv);
-  if (b) return b == 1 ? 0 : 2;
-  o.n = app.s.n;
-  if (tess_app_start(&app, &argc, &argv, 0)) tess_app_fail(&app);
-  if (run(&app, &o)) tess_app_fail(&app);
-  tess_app_end(&app);
-  return 0;
+  return tess_app_main(PROG, &d, table, nt, NULL, NULL, body, &o, argc, argv);
 }

@@ -1,0 +1,119 @@
+/* stencil.h — write a stencil kernel once: one cell function for CPU and CUDA, double and single.
+ *
+ * A kernel author writes a *cell source* (e.g. codelets/heat_cell.h): cell functions over the
+ * accessors below, in the element type `real`, and one TESS_STENCIL line per kernel naming its
+ * footprint, its cell function and its host function for constants. Two tiny files compile it:
+ *
+ *     heat.c        constants in double on the host; #define TESS_STENCIL_SOURCE "heat_cell.h"
+ *                   #include "stencil/cpu.h"     -> tess_heat6_cpu/_cpu_f32, the tess_kernel
+ *     heat_cuda.cu  #define TESS_STENCIL_SOURCE "heat_cell.h"
+ *                   #include "stencil/cuda.cuh"  -> the CUDA launches, double and float
+ *
+ * Each includes the cell source twice (stencil/passes.h): `real` = double, then float, with
+ * TESS_FN(name) giving each pass its own names (name_f64, name_f32). The layer owns the loops,
+ * the launch geometry, the region and field checks (one error path: tess_stencil_fail), and the
+ * constants: the author's host function computes them in double once per task, the layer rounds
+ * them once to float for single precision, and both backends read the same numbers.
+ *
+ * Bitwise CPU == GPU: the cell function is the same text on both sides, the C side is compiled
+ * with -ffp-contract=off and the CUDA side with -fmad=false (codelets/CMakeLists.txt), so no
+ * multiply-add is fused on either side and each +, -, *, / rounds once, as IEEE 754 requires.
+ * Cell functions use only + - * / (no libm: exp or sin differ between the two sides).
+ *
+ * A cell sees (accessors, all macros so they cost nothing):
+ *     TESS_IN(c, f, comp, dx, dy, dz)   input f, component comp, at offset (dx, dy, dz)
+ *     TESS_AX(c, f, comp, a, k)         input f at k steps along axis a (0 on an inactive axis:
+ *                                       the cell itself, so odd differences vanish exactly)
+ *     TESS_OUT(c, f, comp)              output f at the cell (an lvalue)
+ *     TESS_K(c, i)                      constant i (the host function's k[i], in `real`)
+ *     TESS_ACTIVE(c, a), TESS_NIN(c)    axis a has extent > 1; number of input fields
+ *     TESS_NC(c)                        components of every field
+ * Tile layout (tessera_kernel.h): a field of nc components is [Z][Y][nc][X], x fastest.
+ */
+#ifndef TESS_STENCIL_H
+#define TESS_STENCIL_H
+
+#include "tessera_kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESS_STENCIL_MAXK 32 /* constants per kernel */
+
+/* What a kernel accepts, checked before every sweep (tess_stencil_plan_make). */
+typedef struct {
+  const char *name;
+  tess_shape shape;
+  int radius;
+  int nin_min, nin_max, nout; /* input fields in [nin_min, nin_max]; exactly nout outputs */
+  int nc;                     /* components of every field; 0: any, but all the same */
+  void (*consts)(const tess_region *r, double *k); /* host, double; NULL: none */
+} tess_stencil_spec;
+
+/* Everything a sweep needs, by value (CUDA kernels take it as a __grid_constant__ argument). */
+typedef struct {
+  int lo[3], n[3];              /* region start and extent (padded tile coordinates) */
+  int nin, nout, nc, active[3]; /* nc: components of every field (the spec makes them equal) */
+  long long sc;                 /* component stride (the padded x extent) */
+  long long pos[3];             /* element strides along x, y, z (every field alike) */
+  long long st[3];              /* the same, 0 on inactive axes (stencil offsets) */
+  const void *in[TESS_MAX_IO];  /* double or float elements, by prec */
+  void *out[TESS_MAX_IO];
+  tess_precision prec;
+  double k[TESS_STENCIL_MAXK]; /* the host function's constants */
+  float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
+} tess_stencil_plan;
+
+/* The cell a cell function updates: pointers at the cell, per element type. */
+typedef struct {
+  const double *in[TESS_MAX_IO];
+  double *out[TESS_MAX_IO];
+  const tess_stencil_plan *p;
+  const double *k;
+} tess_cell_f64;
+typedef struct {
+  const float *in[TESS_MAX_IO];
+  float *out[TESS_MAX_IO];
+  const tess_stencil_plan *p;
+  const float *k;
+} tess_cell_f32;
+
+/* TESS_LD: a read of an input (on the GPU through the read-only path: inputs never alias the
+ * outputs of a sweep, tess_stencil_plan_make checks it). */
+#ifdef __CUDACC__
+#define TESS_LD(ref) __ldg(&(ref))
+#else
+#define TESS_LD(ref) (ref)
+#endif
+#define TESS_IN(c, f, comp, dx, dy, dz)                                                            \
+  TESS_LD((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->st[0] + (dy) * (c)->p->st[1] +           \
+                     (dz) * (c)->p->st[2]])
+#define TESS_AX(c, f, comp, a, k) TESS_LD((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->st[a]])
+#define TESS_OUT(c, f, comp)      ((c)->out[f][(comp) * (c)->p->sc])
+#define TESS_K(c, i)              ((c)->k[i])
+#define TESS_ACTIVE(c, a)         ((c)->p->active[a])
+#define TESS_NIN(c)               ((c)->p->nin)
+#define TESS_NC(c)                ((c)->p->nc)
+
+/* The one error path of every kernel: "<file>:<line>: <kernel> kernel: <message>", abort. A
+ * failed check means a runtime bug (codelets return void; StarPU's own codelets abort too). */
+#ifdef __cplusplus
+[[noreturn]]
+#else
+_Noreturn
+#endif
+void tess_stencil_fail(const char *kernel, const char *file, int line, const char *msg);
+#define TESS_STENCIL_REQUIRE(name, cond, msg)                                                      \
+  do {                                                                                             \
+    if (!(cond)) tess_stencil_fail(name, __FILE__, __LINE__, msg);                                 \
+  } while (0)
+
+/* Checks r against the spec (fields, components, aliasing, footprint inside the padded tile)
+ * and fills p, constants included. 0: empty region (nothing to do); 1: sweep it. */
+int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tess_stencil_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
