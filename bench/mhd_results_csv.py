@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""mhd_results_csv.py DIR COMMIT DEVICE — the CSV of one bench/mhd-kernel-call.sh run (its o.tgz
-unpacked at DIR): kernel-alone times (mhd_kernel_bench: k/bench.txt, and base.txt for the older
-binary), app-level times through the runtime (gpu-verify: verify.txt), each against the memory
-floor at the copy bandwidth measured in the same run (576 B/cell/step in fp64, 288 in fp32) and,
-in fp64, against Astaroth's public code (issue 17's figures, same H100 model)."""
+"""mhd_results_csv.py DIR COMMIT DEVICE [PREV] — the CSV of one bench/mhd-kernel-call.sh run
+(its o.tgz unpacked at DIR): kernel-alone times (mhd_kernel_bench: k/bench.txt for COMMIT,
+base.txt for 1e0e167's binary, prev.txt for PREV's), app-level times through the runtime
+(gpu-verify: verify.txt), each against the memory floor at the copy bandwidth measured in the
+same run (576 B/cell/step in fp64, 288 in fp32) and, in fp64, against Astaroth's public code
+(issue 17's figures, same H100 model)."""
 import re
 import sys
 
@@ -39,6 +40,8 @@ def kernel_rows(path, code):
 
 
 kernel_rows(f"{d}/base.txt", "1e0e167")
+if len(sys.argv) > 4:
+    kernel_rows(f"{d}/prev.txt", sys.argv[4])
 kernel_rows(f"{d}/k/bench.txt", commit)
 try:
     v = open(f"{d}/verify.txt", errors="replace").read()
