@@ -64,7 +64,7 @@
     tess_stencil_plan q = *plan;                                                                   \
     if (a2 >= 0) { /* a known layout: x and y active, z as a2 */                                   \
       q.active[0] = q.active[1] = 1, q.active[2] = a2;                                             \
-      q.st[0] = 1, q.st[1] = q.pos[1], q.st[2] = a2 ? q.pos[2] : 0;                                 \
+      q.st[0] = 1, q.st[1] = q.pos[1], q.st[2] = a2 ? q.pos[2] : 0;                                \
     }                                                                                              \
     if (io) q.nin = q.nout = 1;                                                                    \
     for (int z = q.lo[2]; z < q.lo[2] + q.n[2]; z++)                                               \
