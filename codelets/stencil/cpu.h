@@ -55,10 +55,18 @@
       .cuda_f32 = TESS_CUDA_FN(tess_##nm##_cuda_f32),                                              \
   };
 
-/* One cell function per cell: out = f(inputs around the cell). */
+/* One cell function per cell: out = f(inputs around the cell). The rows run on a local copy of
+ * the plan (outputs cannot alias it) whose active axes, strides and field count are constants
+ * for the common layouts (3D, 2D in xy, one input and one output), so that GCC folds the cell
+ * function's branches on them and vectorises the row. */
 #define TESS_STENCIL(nm, shape_, radius_, cell, consts_, ...)                                      \
-  static void TESS_FN(tess_sweep_##nm)(const tess_stencil_plan *plan) {                            \
-    const tess_stencil_plan q = *plan; /* a local copy: outputs cannot alias it */                 \
+  static inline void TESS_FN(tess_rows_##nm)(const tess_stencil_plan *plan, int a2, int io) {      \
+    tess_stencil_plan q = *plan;                                                                   \
+    if (a2 >= 0) { /* a known layout: x and y active, z as a2 */                                   \
+      q.active[0] = q.active[1] = 1, q.active[2] = a2;                                             \
+      q.st[0] = 1, q.st[1] = q.pos[1], q.st[2] = a2 ? q.pos[2] : 0;                                \
+    }                                                                                              \
+    if (io) q.nin = q.nout = 1;                                                                    \
     for (int z = q.lo[2]; z < q.lo[2] + q.n[2]; z++)                                               \
       for (int y = q.lo[1]; y < q.lo[1] + q.n[1]; y++) {                                           \
         const tess_cell row = TESS_FN(tess_cell_at)(&q, q.lo[0], y, z);                            \
@@ -71,6 +79,15 @@
           cell(&c);                                                                                \
         }                                                                                          \
       }                                                                                            \
+  }                                                                                                \
+  static void TESS_FN(tess_sweep_##nm)(const tess_stencil_plan *p) {                               \
+    const int xy = p->active[0] && p->active[1], io = p->nin == 1 && p->nout == 1;                 \
+    if (xy && p->active[2])                                                                        \
+      io ? TESS_FN(tess_rows_##nm)(p, 1, 1) : TESS_FN(tess_rows_##nm)(p, 1, 0);                    \
+    else if (xy)                                                                                   \
+      io ? TESS_FN(tess_rows_##nm)(p, 0, 1) : TESS_FN(tess_rows_##nm)(p, 0, 0);                    \
+    else                                                                                           \
+      TESS_FN(tess_rows_##nm)(p, -1, 0);                                                           \
   }                                                                                                \
   TESS_STENCIL_ENTRY(nm, shape_, radius_, consts_, TESS_FN(tess_sweep_##nm), __VA_ARGS__)
 
