@@ -237,7 +237,6 @@ static void report(const char *what, const char *kernel, int k, const ulp_stats 
 template <int TX, int TY, class T> static void emulate_tiled(G::kparams<T> p) {
   typedef G::tile_geom<TX, TY, T> TG;
   G::plan_tiles<TX, TY>(p, 132);
-  p.vb = G::plane_chunk<TX>(p); /* as launch_tiled */
   std::vector<T> sm(TG::TOTAL);
   const int items = G::tiles_total(p);
   std::vector<G::tile_state<T>> st(TG::NT);

@@ -69,7 +69,6 @@
 #include <cuda_runtime.h>
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,7 +457,6 @@ template <class T> struct kparams {
   int substep;
   T dt, beta, ab;     /* beta_k and alpha_k / beta_(k-1) */
   int ntx, nty, zlen; /* tiled kernel: tiles along x, y; z chunk length */
-  int vb;             /* tiled kernel: bytes per plane-copy chunk (16, 8 or sizeof(T)) */
 };
 
 /* ---- the stencils, in mhd.h's evaluation order ------------------------------------------- */
@@ -892,58 +890,6 @@ TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int ro
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
-/* VB bytes (16 or 8) global -> shared asynchronously, of which the first n are read and the
- * rest zero-filled (cp.async's src-size); both addresses VB-aligned. */
-template <int VB, class T> TMG_HD void cp_async_v(unsigned dst, T *dst_host, const T *src, int n) {
-#ifdef __CUDA_ARCH__
-  (void)dst_host;
-  if constexpr (VB == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(n)
-                 : "memory");
-#else
-  (void)dst;
-  for (int i = 0; i < n / (int)sizeof(T); i++)
-    dst_host[i] = src[i];
-#endif
-}
-
-/* copy_rect in chunks of VB bytes (VB / sizeof(T) elements a lane): for rows whose first
- * element, pitch and stride are VB-aligned (make_kparams checks), half (double) or a quarter
- * (float, 8 bytes) of the copy instructions, each with its address arithmetic. */
-template <int NCOL, int NW, int VB, class T>
-TMG_HD void copy_rect_v(T *sm, int dst, const T *src, long long row_stride, int rows_ok,
-                        int cols_ok, int rot, int warp, int lane) {
-  constexpr int V = VB / (int)sizeof(T), NCH = (NCOL + V - 1) / V;
-  static_assert(V >= 1 && NCH <= 32 && (NCOL * (int)sizeof(T)) % VB == 0, "chunked rows");
-  const int ce = lane * V;
-  const int n = lane < NCH && ce < cols_ok ? imin(V, cols_ok - ce) * (int)sizeof(T) : 0;
-  const unsigned base = smem_addr(sm, dst + ce);
-  for (int r = (warp + NW - rot % NW) % NW; r < rows_ok; r += NW)
-    if (n > 0)
-      cp_async_v<VB>(base + (unsigned)(r * NCOL * (int)sizeof(T)), sm + dst + r * NCOL + ce,
-                     src + r * row_stride + ce, n);
-}
-
-/* One full haloed rectangle of a plane, in the widest chunks the layout allows (p.vb). */
-template <int NCOL, int NW, class T>
-TMG_HD void copy_plane(const kparams<T> &p, T *sm, int dst, const T *src, int rows_ok, int cols_ok,
-                       int rot, int warp, int lane) {
-  if constexpr ((NCOL * (int)sizeof(T)) % 16 == 0 && 16 / sizeof(T) * 32 >= NCOL)
-    if (p.vb == 16) {
-      copy_rect_v<NCOL, NW, 16>(sm, dst, src, p.sy, rows_ok, cols_ok, rot, warp, lane);
-      return;
-    }
-  if constexpr (sizeof(T) < 8 && (NCOL * (int)sizeof(T)) % 8 == 0 && 8 / sizeof(T) * 32 >= NCOL)
-    if (p.vb >= 8) {
-      copy_rect_v<NCOL, NW, 8>(sm, dst, src, p.sy, rows_ok, cols_ok, rot, warp, lane);
-      return;
-    }
-  copy_rect<NCOL, NW>(sm, dst, src, p.sy, rows_ok, cols_ok, rot, warp, lane);
-}
-
 /* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
 template <int TX, int TY, class T>
 TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
@@ -954,8 +900,8 @@ TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, i
   const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
 #pragma unroll
   for (int i = 0; i < 6; i++)
-    copy_plane<G::W, G::NW>(p, sm, slot + i * G::FULL, fu + comps[i] * p.X, rh, cw, i * G::H, warp,
-                            lane);
+    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw, i * G::H,
+                           warp, lane);
 }
 
 /* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
@@ -966,8 +912,8 @@ TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z,
   const int slot = G::CEN0 + (z & 1) * G::CS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
   const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  copy_plane<G::W, G::NW>(p, sm, slot, fu, rh, cw, 6 * G::H, warp, lane);
-  copy_plane<G::W, G::NW>(p, sm, slot + G::FULL, fu + 4 * p.X, rh, cw, 7 * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot, fu, p.sy, rh, cw, 6 * G::H, warp, lane);
+  copy_rect<G::W, G::NW>(sm, slot + G::FULL, fu + 4 * p.X, p.sy, rh, cw, 7 * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -1237,24 +1183,8 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
   check_launch();
 }
 
-/* The widest plane-copy chunk (16 or 8 bytes, else one element) for which every row's first
- * element is aligned: the array, the row stride (dim[0] elements) and the x start of every
- * tile's halo (lo[0] - 3 + TX k) in bytes. The shared-memory side (pitch W, slot offsets) is
- * checked at compile time by copy_plane. */
-template <int TX, class T> static int plane_chunk(const kparams<T> &p) {
-  for (int vb = 16; vb >= 8; vb /= 2) {
-    if (vb <= (int)sizeof(T) && vb != 16) break;
-    const bool ok = (uintptr_t)p.in % vb == 0 && (p.X * (long long)sizeof(T)) % vb == 0 &&
-                    ((p.lo[0] - 3) * (long long)sizeof(T)) % vb == 0 &&
-                    (TX * (long long)sizeof(T)) % vb == 0;
-    if (ok) return vb;
-  }
-  return (int)sizeof(T);
-}
-
 template <int TX, int TY, class T, bool E> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
   typedef tile_geom<TX, TY, T> G;
-  p.vb = plane_chunk<TX>(p);
   launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, E>, G::NT, G::SMEM, p, s);
 }
 
