@@ -23,11 +23,14 @@ for p in double single; do
   STARPU_NCUDA=1 $H --device cuda --grid 48,40,32 --order 6 --steps 20 $P --dump /tmp/h3.bin > /dev/null 2>&1; echo "heat $p 1 tile (own wrap): $($X /tmp/hc.bin /tmp/h3.bin)"
 done
 # The stencil layer's kernels (codelets/stencil/): Cahn–Hilliard (fused 3D: z-march; 2D and
-# composed: per cell) and Maxwell, GPU bitwise against the CPU, double and single.
-C=$B/apps/cahn_hilliard/tess-ch; W=$B/apps/maxwell/tess-maxwell
+# composed: per cell) and Maxwell; and the multi-stage horizontal diffusion (temporaries,
+# one-sided footprints) in both strategies: GPU bitwise against the CPU, double and single.
+C=$B/apps/cahn_hilliard/tess-ch; W=$B/apps/maxwell/tess-maxwell; D=$B/apps/hdiff/tess-hdiff
 for p in double single; do
   for a in "$C --variant fused --grid 40,36,32 --steps 20" "$C --variant composed --scheme heun --grid 40,36,32 --steps 10" \
-           "$C --variant fused --grid 64,48,1 --steps 20" "$W --init curl --grid 40,36,32 --steps 10"; do
+           "$C --variant fused --grid 64,48,1 --steps 20" "$W --init curl --grid 40,36,32 --steps 10" \
+           "$D --init random --grid 48,40,6 --steps 10 --strategy exchange" \
+           "$D --init random --grid 48,40,6 --steps 10 --strategy recompute"; do
     STARPU_NCPU=8 $a --device cpu --tiles 4 --precision $p --dump /tmp/sc.bin > /dev/null 2>&1
     STARPU_NCUDA=1 $a --device cuda --precision $p --dump /tmp/s1.bin > /dev/null 2>&1
     STARPU_NCUDA=1 $a --device cuda --tiles 8 --mode buffered --precision $p --dump /tmp/s8.bin > /dev/null 2>&1
