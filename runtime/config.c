@@ -606,6 +606,13 @@ static tess_err walk(tess_config_t cfg, int argc, char *const argv[], const stru
         return fail(cfg, TESS_ERR_ARG, "unknown option '%.*s' (see --help%s)",
                     len < QUOTE - 8 ? len : QUOTE - 8, quote(arg, q), hint);
       }
+      /* "--out --dry-run": getopt takes the next option as the value, and the option is lost
+       * (here: a run instead of a dry run). A separate value cannot look like a long option. */
+      if (optarg && li >= 0 && arg[len] != '=' && !strncmp(optarg, "--", 2))
+        return fail(cfg, TESS_ERR_ARG,
+                    "option '--%s' needs a value, got the option '%s' (write --%s=VALUE for a "
+                    "value that starts with --)",
+                    lo[li].name, quote(optarg, q), lo[li].name);
       *help |= c == 'h';
       *print |= c == OPT_PRINT;
     } else if (pass == 1 && c == OPT_CONFIG) {

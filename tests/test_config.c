@@ -191,6 +191,15 @@ static void test_messages(void) {
   EXPECT(run(ARGS("-x")), "unknown option '-x' (see --help)");
   EXPECT(run(ARGS("--steps")), "option '--steps' needs a value");
   EXPECT(run(ARGS("--help=1")), "option '--help' takes no value");
+  /* a missing value must not swallow the next option (found by the apps' settings fuzzer:
+   * "--out --dry-run" ran the whole simulation into a directory named "--dry-run") */
+  EXPECT(run(ARGS("--out", "--check")),
+         "option '--out' needs a value, got the option '--check' (write --out=VALUE for a value "
+         "that starts with --)");
+  EXPECT(run(ARGS("--set", "--check")), "option '--set' needs a value, got the option '--check'");
+  EXPECT(run(ARGS("--steps", "--")), "option '--steps' needs a value, got the option '--'");
+  CHECK(run(ARGS("--out=--check")) == TESS_OK && !strcmp(v.out, "--check"));
+  CHECK(run(ARGS("--nu", "-1e-3")) == TESS_OK); /* a negative number is a value */
   EXPECT(run(ARGS("--set", "nx")), "--set expects section.key=value, got 'nx'");
   EXPECT(run(ARGS("--set", "nx=3")), "--set expects section.key=value, got 'nx=3'");
   EXPECT(run(ARGS("--set", "physics.bogus=1")), "--set: unknown key 'physics.bogus' (known: nu");

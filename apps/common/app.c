@@ -43,6 +43,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
       OPT("run.steps", TESS_OPT_LONG, steps, "steps", "the step to stop at", .min = 0, .max = 1e12),
       OPT("run.warmup", TESS_OPT_INT, warmup, "warmup", "untimed steps before the timed ones",
           .min = 0, .max = 1e9),
+      OPT("run.dry_run", TESS_OPT_BOOL, dry_run, "dry-run",
+          "check every setting (sources, ranges, the app's own checks), say so and exit: no MPI, "
+          "StarPU or file"),
       OPT("run.check_every", TESS_OPT_INT, check_every, "check-every",
           "finite check every N steps (0: at progress lines, snapshots, checkpoints, the end)",
           .min = 0, .max = 1e9),
@@ -236,6 +239,11 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
   const int b = tess_app_begin(&app, prog, defaults, opts, nopts, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   if (check && check(&app, ctx)) return tess_app_refuse(&app);
+  if (app.s.dry_run) {
+    if (tess_app_prints()) printf("%s: settings OK (dry run; nothing started or written)\n", prog);
+    tess_config_destroy(&app.cfg);
+    return 0;
+  }
   if (tess_app_start(&app, &argc, &argv, writes && *writes)) tess_app_fail(&app);
   const int err = body(&app, ctx);
   if (err == 1) tess_app_fail(&app);

@@ -152,7 +152,7 @@ static mhd_diag diagnose(const mhd_opts *o, double *const f[TESS_MHD_NC]) {
   for (int i = 0; i < 3; i++)
     if (o->n[i] > 1) vol *= o->h[i];
   for (int c = 0; c < TESS_MHD_NC; c++) {
-    d.min[c] = INFINITY, d.max[c] = -INFINITY;
+    d.min[c] = HUGE_VAL, d.max[c] = -HUGE_VAL;
     double s2 = 0;
     for (size_t i = 0; i < cells; i++) {
       d.min[c] = fmin(d.min[c], f[c][i]);
