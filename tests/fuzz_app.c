@@ -49,7 +49,7 @@ void __sanitizer_set_report_fd(void *fd); /* sanitizer/common_interface_defs.h *
 extern char **environ;
 
 static int in_main;        /* the app's main is running: no file may be written */
-static char fz_dir[64];       /* the fuzzer's own working directory */
+static char fz_dir[64];    /* the fuzzer's own working directory */
 static int fd_out, fd_err; /* captured stdout / stderr */
 static int keep_out, keep_err, capture;
 static int cwd_fd, dir_fd; /* the fuzzer's working directory and fz_dir: main runs in fz_dir */
@@ -136,10 +136,12 @@ static int run_main(char **argv, char **out, char **err) {
     const size_t plen = strlen(FUZZ_PROG ": ");
     const char *nl = strchr(*err, '\n');
     if ((*out)[0] || strncmp(*err, FUZZ_PROG ": ", plen) || !nl || nl[1] || nl == *err + plen)
-      fz_fail("status 2 without exactly one message line naming the program (and nothing on stdout)",
-           argv, *out, *err);
+      fz_fail(
+          "status 2 without exactly one message line naming the program (and nothing on stdout)",
+          argv, *out, *err);
     for (const char *c = *err; c < nl; c++)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f) fz_fail("control character in the message", argv, *out, *err);
+      if ((unsigned char)*c < 0x20 || *c == 0x7f)
+        fz_fail("control character in the message", argv, *out, *err);
   } else if ((*err)[0]) {
     fz_fail("status 0 with a message on stderr", argv, *out, *err);
   }
@@ -281,16 +283,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *out, *err;
   const int rc = run_main(argv, &out, &err);
   const int dry_ok = rc == 0 && !strcmp(out, FUZZ_PROG ": settings OK (dry run; nothing started "
-                                             "or written)\n");
-  if (rc == 0 && capture && !dry_ok && strncmp(out, "usage: ", 7) &&
-      !strchr(out, '['))
+                                                       "or written)\n");
+  if (rc == 0 && capture && !dry_ok && strncmp(out, "usage: ", 7) && !strchr(out, '['))
     fz_fail("status 0 without the dry run's line, a usage or a configuration", argv, out, err);
   free(out), free(err);
   if (dry_ok && capture) {
     /* the effective configuration of the same input, parsed back without the environment */
     argv[argc] = print, argv[argc + 1] = NULL;
     char *text1, *text2;
-    if (run_main(argv, &text1, &err)) fz_fail("--print-config refused what the dry run took", argv, text1, err);
+    if (run_main(argv, &text1, &err))
+      fz_fail("--print-config refused what the dry run took", argv, text1, err);
     free(err);
     fz_unset_env();
     fz_write_file(eff_path, text1, strlen(text1));
@@ -305,7 +307,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(text1), free(text2);
     argv2[3] = dry;
-    if (run_main(argv2, &out, &err)) fz_fail("the dry run refuses the effective configuration", argv2, out, err);
+    if (run_main(argv2, &out, &err))
+      fz_fail("the dry run refuses the effective configuration", argv2, out, err);
     free(out), free(err);
   }
 done:
