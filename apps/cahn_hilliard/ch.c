@@ -407,7 +407,8 @@ done:
 static int check(tess_app *app, void *ctx) {
   ch_opts *o = ctx;
   o->n = app->s.n;
-  return check_settings(app, o);
+  static const char *const vars[] = {"u"}; /* the loop's variables */
+  return check_settings(app, o) || tess_app_check_vars(app, 1, vars);
 }
 
 static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }

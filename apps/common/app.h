@@ -148,6 +148,9 @@ typedef int (*tess_app_check)(tess_app *app, void *ctx);
 int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
                   size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
                   void *ctx, int argc, char **argv);
+/* For an app's check (before MPI, also of a dry run): output.snapshot_vars against the names
+ * of the app's variables (those of its tess_app_loop); 0, or 1 after a message. */
+int tess_app_check_vars(const tess_app *app, int n, const char *const names[]);
 /* A simulation of the settings' grid with spacing h, configured by tess_app_configure. */
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
 

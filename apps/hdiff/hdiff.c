@@ -325,7 +325,8 @@ static int check_settings(tess_app *app, void *ctx) {
   hdiff_opts *o = ctx;
   o->n = app->s.n;
   tess_strategy st;
-  return derive(app, o, &st, tess_app_prints()) ? 1 : 0;
+  static const char *const vars[] = {"in"}; /* the loop's variables */
+  return derive(app, o, &st, tess_app_prints()) || tess_app_check_vars(app, 1, vars) ? 1 : 0;
 }
 
 int main(int argc, char **argv) {

@@ -334,7 +334,8 @@ static int check_settings(tess_app *app, void *ctx) {
   heat_opts *o = ctx;
   o->n = app->s.n;
   heat_derived d;
-  return derive(app, o, &d, tess_app_prints()) ? 1 : 0;
+  static const char *const vars[] = {"u"}; /* the loop's variables */
+  return derive(app, o, &d, tess_app_prints()) || tess_app_check_vars(app, 1, vars) ? 1 : 0;
 }
 
 int main(int argc, char **argv) {

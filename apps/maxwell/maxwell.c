@@ -68,7 +68,6 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
 /* The settings checks before MPI starts (also of a dry run): 0, or 1 after a message. */
 static int check(tess_app *app, void *ctx) {
   const mw *m = ctx;
-  (void)app;
   if (m->init[0] == 'w' && (m->wave[2] || (!m->wave[0] && !m->wave[1]))) {
     if (tess_app_prints())
       fprintf(stderr,
@@ -77,7 +76,8 @@ static int check(tess_app *app, void *ctx) {
               m->wave[0], m->wave[1], m->wave[2]);
     return 1;
   }
-  return 0;
+  static const char *const vars[] = {"E", "H"}; /* the loop's variables */
+  return tess_app_check_vars(app, 2, vars);
 }
 
 static int run(tess_app *app, void *ctx) {

@@ -316,6 +316,13 @@ done:
   return err;
 }
 
+/* The settings checks before MPI starts (also of a dry run); the table checks the rest. */
+static int check(tess_app *app, void *ctx) {
+  (void)ctx;
+  static const char *const vars[] = {"lnrho", "u", "ss", "A"}; /* the loop's variables */
+  return tess_app_check_vars(app, 4, vars);
+}
+
 static int body(tess_app *app, void *ctx) {
   mhd_opts *o = ctx;
   o->n = app->s.n;
@@ -330,5 +337,5 @@ int main(int argc, char **argv) {
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64});
   d.every = 10;
-  return tess_app_main(PROG, &d, table, nt, NULL, NULL, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
 }
