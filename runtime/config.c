@@ -204,6 +204,11 @@ static int parse_value(const tess_opt *o, const char *s, parsed *v, const char *
         *why = "text cannot hold '#', ';' or control characters";
         return 1;
       }
+    /* what an INI line cannot hold either: the printed configuration must read back */
+    if (strstr(s, " =") || strstr(s, "= ")) {
+      *why = "text cannot hold '=' next to a blank: an INI line would read it as two values";
+      return 1;
+    }
     return strlen(s) > max_len(o) || (o->choices && !in_choices(o->choices, s));
   }
   if (o->type == TESS_OPT_BOOL) {

@@ -185,10 +185,10 @@ static void fz_unset_env(void) {
     again = 0;
     for (char **e = environ; *e; e++)
       if (!strncmp(*e, "TESS", 4)) {
-        char name[256];
-        const size_t n = strcspn(*e, "=");
-        snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), *e);
-        unsetenv(name);
+        const size_t n = strcspn(*e, "="); /* the whole name, however long */
+        char *name = strndup(*e, n);
+        if (!name || unsetenv(name)) abort();
+        free(name);
         again = 1;
         break;
       }

@@ -299,6 +299,12 @@ static void test_values(void) {
   /* strings: fit, no comment characters, no control characters */
   CHECK(run(ARGS("--out", "  a b=c:d  ")) == TESS_OK && !strcmp(v.out, "a b=c:d"));
   EXPECT(run(ARGS("--out", "a#b")), "malformed value 'a#b' for io.out (text cannot hold '#'");
+  /* found by the apps' settings fuzzer: accepted from a flag, its printed configuration was
+   * then refused ("value ... holds ' = '") when read back */
+  EXPECT(run(ARGS("--out", "a = b")), "malformed value 'a = b' for io.out (text cannot hold '=' "
+                                      "next to a blank");
+  EXPECT(run(ARGS("--set", "io.out=x= y")), "malformed value 'x= y' for io.out");
+  CHECK(run(ARGS("--out", "a=b")) == TESS_OK && !strcmp(v.out, "a=b"));
   EXPECT(run(ARGS("--out", "a;b")), "malformed value 'a;b'");
   EXPECT(run(ARGS("--out", "a\tb")), "malformed value 'a?b'");
   EXPECT(run(ARGS("--out", "0123456789012345678901234567890123")),
