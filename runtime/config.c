@@ -204,6 +204,11 @@ static int parse_value(const tess_opt *o, const char *s, parsed *v, const char *
         *why = "text cannot hold '#', ';' or control characters";
         return 1;
       }
+    /* what an INI line cannot hold either: the printed configuration must read back */
+    if (strstr(s, " =") || strstr(s, "= ")) {
+      *why = "text cannot hold '=' next to a blank: an INI line would read it as two values";
+      return 1;
+    }
     return strlen(s) > max_len(o) || (o->choices && !in_choices(o->choices, s));
   }
   if (o->type == TESS_OPT_BOOL) {
@@ -606,6 +611,13 @@ static tess_err walk(tess_config_t cfg, int argc, char *const argv[], const stru
         return fail(cfg, TESS_ERR_ARG, "unknown option '%.*s' (see --help%s)",
                     len < QUOTE - 8 ? len : QUOTE - 8, quote(arg, q), hint);
       }
+      /* "--out --dry-run": getopt takes the next option as the value, and the option is lost
+       * (here: a run instead of a dry run). A separate value cannot look like a long option. */
+      if (optarg && li >= 0 && arg[len] != '=' && !strncmp(optarg, "--", 2))
+        return fail(cfg, TESS_ERR_ARG,
+                    "option '--%s' needs a value, got the option '%s' (write --%s=VALUE for a "
+                    "value that starts with --)",
+                    lo[li].name, quote(optarg, q), lo[li].name);
       *help |= c == 'h';
       *print |= c == OPT_PRINT;
     } else if (pass == 1 && c == OPT_CONFIG) {

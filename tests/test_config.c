@@ -191,6 +191,15 @@ static void test_messages(void) {
   EXPECT(run(ARGS("-x")), "unknown option '-x' (see --help)");
   EXPECT(run(ARGS("--steps")), "option '--steps' needs a value");
   EXPECT(run(ARGS("--help=1")), "option '--help' takes no value");
+  /* a missing value must not swallow the next option (found by the apps' settings fuzzer:
+   * "--out --dry-run" ran the whole simulation into a directory named "--dry-run") */
+  EXPECT(run(ARGS("--out", "--check")),
+         "option '--out' needs a value, got the option '--check' (write --out=VALUE for a value "
+         "that starts with --)");
+  EXPECT(run(ARGS("--set", "--check")), "option '--set' needs a value, got the option '--check'");
+  EXPECT(run(ARGS("--steps", "--")), "option '--steps' needs a value, got the option '--'");
+  CHECK(run(ARGS("--out=--check")) == TESS_OK && !strcmp(v.out, "--check"));
+  CHECK(run(ARGS("--nu", "-1e-3")) == TESS_OK); /* a negative number is a value */
   EXPECT(run(ARGS("--set", "nx")), "--set expects section.key=value, got 'nx'");
   EXPECT(run(ARGS("--set", "nx=3")), "--set expects section.key=value, got 'nx=3'");
   EXPECT(run(ARGS("--set", "physics.bogus=1")), "--set: unknown key 'physics.bogus' (known: nu");
@@ -290,6 +299,12 @@ static void test_values(void) {
   /* strings: fit, no comment characters, no control characters */
   CHECK(run(ARGS("--out", "  a b=c:d  ")) == TESS_OK && !strcmp(v.out, "a b=c:d"));
   EXPECT(run(ARGS("--out", "a#b")), "malformed value 'a#b' for io.out (text cannot hold '#'");
+  /* found by the apps' settings fuzzer: accepted from a flag, its printed configuration was
+   * then refused ("value ... holds ' = '") when read back */
+  EXPECT(run(ARGS("--out", "a = b")), "malformed value 'a = b' for io.out (text cannot hold '=' "
+                                      "next to a blank");
+  EXPECT(run(ARGS("--set", "io.out=x= y")), "malformed value 'x= y' for io.out");
+  CHECK(run(ARGS("--out", "a=b")) == TESS_OK && !strcmp(v.out, "a=b"));
   EXPECT(run(ARGS("--out", "a;b")), "malformed value 'a;b'");
   EXPECT(run(ARGS("--out", "a\tb")), "malformed value 'a?b'");
   EXPECT(run(ARGS("--out", "0123456789012345678901234567890123")),

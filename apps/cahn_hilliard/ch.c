@@ -239,7 +239,7 @@ typedef struct {
 /* Discrete free energy: sum h^d [-B/2 u^2 + U/4 u^4 + K/2 |D+ u|^2], forward differences. For
  * the semi-discrete scheme dF/dt = -M sum h^d |D+ mu|^2 <= 0. u: [nz][ny][nx]. */
 static ch_diag diagnose(const ch_opts *o, const double *u) {
-  ch_diag d = {0, 0, INFINITY, -INFINITY};
+  ch_diag d = {0, 0, HUGE_VAL, -HUGE_VAL};
   const long nx = o->n[0], ny = o->n[1], nz = o->n[2];
   double vol = 1;
   for (int i = 0; i < 3; i++)
@@ -407,7 +407,8 @@ done:
 static int check(tess_app *app, void *ctx) {
   ch_opts *o = ctx;
   o->n = app->s.n;
-  return check_settings(app, o);
+  static const char *const vars[] = {"u"}; /* the loop's variables */
+  return check_settings(app, o) || tess_app_check_vars(app, 1, vars);
 }
 
 static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }

@@ -43,6 +43,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
       OPT("run.steps", TESS_OPT_LONG, steps, "steps", "the step to stop at", .min = 0, .max = 1e12),
       OPT("run.warmup", TESS_OPT_INT, warmup, "warmup", "untimed steps before the timed ones",
           .min = 0, .max = 1e9),
+      OPT("run.dry_run", TESS_OPT_BOOL, dry_run, "dry-run",
+          "check every setting (sources, ranges, the app's own checks), say so and exit: no MPI, "
+          "StarPU or file"),
       OPT("run.check_every", TESS_OPT_INT, check_every, "check-every",
           "finite check every N steps (0: at progress lines, snapshots, checkpoints, the end)",
           .min = 0, .max = 1e9),
@@ -236,6 +239,11 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
   const int b = tess_app_begin(&app, prog, defaults, opts, nopts, argc, argv);
   if (b) return b == 1 ? 0 : 2;
   if (check && check(&app, ctx)) return tess_app_refuse(&app);
+  if (app.s.dry_run) {
+    if (tess_app_prints()) printf("%s: settings OK (dry run; nothing started or written)\n", prog);
+    tess_config_destroy(&app.cfg);
+    return 0;
+  }
   if (tess_app_start(&app, &argc, &argv, writes && *writes)) tess_app_fail(&app);
   const int err = body(&app, ctx);
   if (err == 1) tess_app_fail(&app);
@@ -317,14 +325,14 @@ typedef struct {
   char *config; /* the effective configuration, for snapshots and checkpoints */
 } run_state;
 
-/* output.snapshot_vars -> indices into loop->vars; 0 or -1 after a message on rank 0. */
-static int select_vars(run_state *r) {
-  const char *list = r->app->s.snapshot_vars;
-  const tess_app_loop *l = r->loop;
-  r->nsel = 0;
+/* output.snapshot_vars -> indices into names[0..n) (sel[], *nsel); 0, or -1 after a message
+ * where `print`. */
+static int select_names(const char *prog, const char *list, int n, const char *const names[],
+                        int sel[64], int *nsel, int print) {
+  *nsel = 0;
   if (!strcmp(list, "all")) {
-    for (int i = 0; i < l->nvars && i < 64; i++)
-      r->sel[r->nsel++] = i;
+    for (int i = 0; i < n && i < 64; i++)
+      sel[(*nsel)++] = i;
     return 0;
   }
   char buf[256];
@@ -332,31 +340,45 @@ static int select_vars(run_state *r) {
   for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
        tok = strtok_r(NULL, ", ", &save)) {
     int found = -1;
-    for (int i = 0; i < l->nvars; i++)
-      if (!strcmp(l->vars[i].name, tok)) found = i;
-    if (found < 0 || r->nsel == 64) {
-      if (r->app->root) {
-        fprintf(stderr, "%s: output.snapshot_vars: unknown variable '%s' (allowed: all",
-                r->app->prog, tok);
-        for (int i = 0; i < l->nvars; i++)
-          fprintf(stderr, ", %s", l->vars[i].name);
+    for (int i = 0; i < n; i++)
+      if (!strcmp(names[i], tok)) found = i;
+    if (found < 0 || *nsel == 64) {
+      if (print) {
+        fprintf(stderr, "%s: output.snapshot_vars: unknown variable '%s' (allowed: all", prog, tok);
+        for (int i = 0; i < n; i++)
+          fprintf(stderr, ", %s", names[i]);
         fprintf(stderr, ")\n");
       }
       return -1;
     }
-    r->sel[r->nsel++] = found;
+    sel[(*nsel)++] = found;
   }
-  if (r->nsel == 0) {
-    if (r->app->root) {
-      fprintf(stderr, "%s: output.snapshot_vars is empty (allowed: all, or a list of",
-              r->app->prog);
-      for (int i = 0; i < l->nvars; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", l->vars[i].name);
+  if (*nsel == 0) {
+    if (print) {
+      fprintf(stderr, "%s: output.snapshot_vars is empty (allowed: all, or a list of", prog);
+      for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", names[i]);
       fprintf(stderr, ")\n");
     }
     return -1;
   }
   return 0;
+}
+
+int tess_app_check_vars(const tess_app *app, int n, const char *const names[]) {
+  int sel[64], nsel;
+  return select_names(app->prog, app->s.snapshot_vars, n, names, sel, &nsel, tess_app_prints()) ? 1
+                                                                                                : 0;
+}
+
+/* output.snapshot_vars -> indices into loop->vars; 0 or -1 after a message on rank 0. */
+static int select_vars(run_state *r) {
+  const char *names[64];
+  const int n = r->loop->nvars < 64 ? r->loop->nvars : 64;
+  for (int i = 0; i < n; i++)
+    names[i] = r->loop->vars[i].name;
+  return select_names(r->app->prog, r->app->s.snapshot_vars, n, names, r->sel, &r->nsel,
+                      r->app->root);
 }
 
 /* 0 when every value of the app's variables is finite (scratch fields are not checked); else

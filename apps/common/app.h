@@ -52,6 +52,7 @@ typedef struct {
   char log[8], topo[8];        /* runtime.log, runtime.topo */
   char mpi_direct[8];          /* runtime.mpi_direct */
   int profile;                 /* runtime.profile */
+  int dry_run;                 /* run.dry_run: check the settings, start and write nothing */
 } tess_app_settings;
 
 typedef struct {
@@ -138,13 +139,18 @@ typedef int (*tess_app_body)(tess_app *app, void *ctx);
  * printed where tess_app_prints() (exit 2). */
 typedef int (*tess_app_check)(tess_app *app, void *ctx);
 /* The whole main of an app: line-buffered stdout, tess_app_begin with `defaults` and the app's
- * table, check, tess_app_start, body, tess_app_end. `writes` (or NULL): a setting of the app's
- * table saying it writes files of its own (read after parsing: the output directory is then
- * checked writable). Returns main's exit status (0, or 2 for bad input); failures end in
- * tess_app_fail. */
+ * table, check, tess_app_start, body, tess_app_end. With run.dry_run (--dry-run) it stops after
+ * the check: one line "<prog>: settings OK (dry run; nothing started or written)" on the
+ * printing rank and status 0, without MPI, StarPU or any file (bad input: 2, as always). `writes`
+ * (or NULL): a setting of the app's table saying it writes files of its own (read after parsing:
+ * the output directory is then checked writable). Returns main's exit status (0, or 2 for bad
+ * input); failures end in tess_app_fail. */
 int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
                   size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
                   void *ctx, int argc, char **argv);
+/* For an app's check (before MPI, also of a dry run): output.snapshot_vars against the names
+ * of the app's variables (those of its tess_app_loop); 0, or 1 after a message. */
+int tess_app_check_vars(const tess_app *app, int n, const char *const names[]);
 /* A simulation of the settings' grid with spacing h, configured by tess_app_configure. */
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
 

@@ -145,8 +145,9 @@ static double init(const long g[3], int comp, void *arg) {
   return in ? o->amp : 0;
 }
 
-/* 0, or -1 after a message on rank 0 (every rank takes the same exit) */
-static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st) {
+/* 0, or -1 after a message where `root` (one rank; every rank takes the same exit). Before MPI
+ * (the app's check, also of a dry run) and again in the run. */
+static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, int root) {
   const char *msg = NULL;
   char buf[256];
   if (!(o->coeff >= 0 && o->coeff < 1.0 / 32)) {
@@ -167,7 +168,7 @@ static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st) {
              o->strategy);
     msg = buf;
   }
-  if (msg && app->root) fprintf(stderr, PROG ": %s\n", msg);
+  if (msg && root) fprintf(stderr, PROG ": %s\n", msg);
   return msg ? -1 : 0;
 }
 
@@ -251,7 +252,7 @@ static int dump_fluxes(hdiff_run *h, tess_sim_t sim, int fli, int flj) {
 /* 0: done; 1: failed after a message (abort); 2: bad settings, every rank knows (exit 2). */
 static int run(tess_app *app, const hdiff_opts *o) {
   tess_strategy strategy = TESS_STRATEGY_AUTO;
-  if (derive(app, o, &strategy)) return 2;
+  if (derive(app, o, &strategy, app->root)) return 2; /* checked before MPI already */
   const tess_hdiff_params prm = {o->coeff};
   const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
   hdiff_run h = {.o = o, .app = app, .root = app->root};
@@ -320,6 +321,14 @@ static int body(tess_app *app, void *ctx) {
   return run(app, o);
 }
 
+static int check_settings(tess_app *app, void *ctx) {
+  hdiff_opts *o = ctx;
+  o->n = app->s.n;
+  tess_strategy st;
+  static const char *const vars[] = {"in"}; /* the loop's variables */
+  return derive(app, o, &st, tess_app_prints()) || tess_app_check_vars(app, 1, vars) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   static hdiff_opts o;
   defaults(&o);
@@ -327,5 +336,5 @@ int main(int argc, char **argv) {
   const size_t nt = hdiff_settings(&o, table);
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4});
-  return tess_app_main(PROG, &d, table, nt, &o.png, NULL, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, table, nt, &o.png, check_settings, body, &o, argc, argv);
 }

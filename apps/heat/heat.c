@@ -144,9 +144,9 @@ typedef struct {
   double delay_s;
 } heat_derived;
 
-/* 0, or -1 after a message on rank 0 (root). Deterministic: every rank takes the same exit. */
-static int derive(const tess_app *app, const heat_opts *o, heat_derived *d) {
-  const int root = app->root;
+/* 0, or -1 after a message where `root` (one rank). Deterministic: every rank takes the same
+ * exit. Before MPI (the app's check, also of a dry run) and again in the run. */
+static int derive(const tess_app *app, const heat_opts *o, heat_derived *d, int root) {
   if (o->order != 2 && o->order != 6) {
     if (root) {
       const char *src = tess_config_source(app->cfg, "run.order");
@@ -274,7 +274,7 @@ static int run(tess_app *app, void *ctx) {
   heat_opts *o = ctx;
   o->n = app->s.n;
   heat_derived d;
-  if (derive(app, o, &d)) return 2;
+  if (derive(app, o, &d, app->root)) return 2; /* checked before MPI already */
   const tess_heat_params prm = {o->kappa};
   const tess_kernel *k = o->order == 2 ? &tess_heat2_kernel : &tess_heat6_kernel;
   heat_run h = {.root = app->root};
@@ -329,6 +329,15 @@ done:
   return err;
 }
 
+/* The settings checks before MPI starts: the same derive the run uses. */
+static int check_settings(tess_app *app, void *ctx) {
+  heat_opts *o = ctx;
+  o->n = app->s.n;
+  heat_derived d;
+  static const char *const vars[] = {"u"}; /* the loop's variables */
+  return derive(app, o, &d, tess_app_prints()) || tess_app_check_vars(app, 1, vars) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   static heat_opts o;
   defaults(&o);
@@ -336,5 +345,5 @@ int main(int argc, char **argv) {
   const size_t nt = heat_settings(&o, table);
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 1});
-  return tess_app_main(PROG, &d, table, nt, NULL, NULL, run, &o, argc, argv);
+  return tess_app_main(PROG, &d, table, nt, NULL, check_settings, run, &o, argc, argv);
 }

@@ -65,17 +65,24 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-static int run(tess_app *app, void *ctx) {
-  mw *m = ctx;
-  m->n = app->s.n, m->root = app->root;
+/* The settings checks before MPI starts (also of a dry run): 0, or 1 after a message. */
+static int check(tess_app *app, void *ctx) {
+  const mw *m = ctx;
   if (m->init[0] == 'w' && (m->wave[2] || (!m->wave[0] && !m->wave[1]))) {
-    if (m->root)
+    if (tess_app_prints())
       fprintf(stderr,
               "tess-maxwell: init.wave = %d,%d,%d is not supported (allowed: a wave in the "
               "xy plane, kz = 0 and kx, ky not both 0)\n",
               m->wave[0], m->wave[1], m->wave[2]);
-    return 2;
+    return 1;
   }
+  static const char *const vars[] = {"E", "H"}; /* the loop's variables */
+  return tess_app_check_vars(app, 2, vars);
+}
+
+static int run(tess_app *app, void *ctx) {
+  mw *m = ctx;
+  m->n = app->s.n, m->root = app->root;
   double h[3], hmin = 1;
   for (int a = 0; a < 3; a++)
     if ((h[a] = 1.0 / m->n[a]) < hmin && m->n[a] > 1) hmin = h[a];
@@ -100,7 +107,8 @@ static int run(tess_app *app, void *ctx) {
 }
 
 int main(int argc, char **argv) {
-  static mw m = {.eps = 1, .mu = 1, .cfl = 0.3, .wave = {1, 0, 0}, .init = "wave"};
+  static mw m; /* the defaults, set on every call (the settings fuzzer calls main repeatedly) */
+  m = (mw){.eps = 1, .mu = 1, .cfl = 0.3, .wave = {1, 0, 0}, .init = "wave"};
   const tess_opt opts[] = {
       TESS_APP_OPT("physics.eps", TESS_OPT_DOUBLE, &m.eps, "eps", "permittivity", TESS_APP_POS),
       TESS_APP_OPT("physics.mu", TESS_OPT_DOUBLE, &m.mu, "mu", "permeability", TESS_APP_POS),
@@ -113,5 +121,5 @@ int main(int argc, char **argv) {
   };
   tess_app_settings d;
   tess_app_defaults(&d, "tess-maxwell", (const int[3]){32, 32, 32});
-  return tess_app_main("tess-maxwell", &d, opts, 5, NULL, NULL, run, &m, argc, argv);
+  return tess_app_main("tess-maxwell", &d, opts, 5, NULL, check, run, &m, argc, argv);
 }

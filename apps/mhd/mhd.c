@@ -152,7 +152,7 @@ static mhd_diag diagnose(const mhd_opts *o, double *const f[TESS_MHD_NC]) {
   for (int i = 0; i < 3; i++)
     if (o->n[i] > 1) vol *= o->h[i];
   for (int c = 0; c < TESS_MHD_NC; c++) {
-    d.min[c] = INFINITY, d.max[c] = -INFINITY;
+    d.min[c] = HUGE_VAL, d.max[c] = -HUGE_VAL;
     double s2 = 0;
     for (size_t i = 0; i < cells; i++) {
       d.min[c] = fmin(d.min[c], f[c][i]);
@@ -316,6 +316,13 @@ done:
   return err;
 }
 
+/* The settings checks before MPI starts (also of a dry run); the table checks the rest. */
+static int check(tess_app *app, void *ctx) {
+  (void)ctx;
+  static const char *const vars[] = {"lnrho", "u", "ss", "A"}; /* the loop's variables */
+  return tess_app_check_vars(app, 4, vars);
+}
+
 static int body(tess_app *app, void *ctx) {
   mhd_opts *o = ctx;
   o->n = app->s.n;
@@ -330,5 +337,5 @@ int main(int argc, char **argv) {
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64});
   d.every = 10;
-  return tess_app_main(PROG, &d, table, nt, NULL, NULL, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
 }

@@ -86,6 +86,8 @@ void tess_config_set_output(tess_config_t cfg, FILE *out);
  * knows --help/-h (usage to the output, nothing parsed) and --print-config (the effective
  * configuration to the output, after parsing); after either, *exit_now = 1 (else 0) and the
  * app should exit with status 0. Bool flags take no separate value: --check or --check=false.
+ * A separate value cannot start with "--" ("--out --dry-run" is refused, not read as the
+ * directory "--dry-run"; write --out=--dry-run for such a value).
  * No abbreviations of long options; "--" ends the options; a non-option argument is an error.
  * argv is not modified. */
 tess_err tess_config_parse(tess_config_t cfg, int argc, char *const argv[], int *exit_now);
