@@ -227,14 +227,16 @@ static int cuda_aware(void) {
 static int choice = -1; /* tess_init_opts.mpi_direct: -1 auto, 0 off, 1 on */
 
 tess_err tess_direct_choose(const char *mode) {
-  static const char *names[] = {"off", "on", "auto"};
-  for (int i = 0; i < 3; i++)
-    if (!mode || !strcmp(mode, names[i])) {
-      choice = mode ? (i == 2 ? -1 : i) : -1;
-      return TESS_OK;
-    }
-  return TESS_ERROR(TESS_ERR_ARG, "mpi_direct '%s' is invalid (allowed: %s)", mode,
-                    TESS_MPI_DIRECT_CHOICES);
+  if (!mode || !strcmp(mode, "auto"))
+    choice = -1;
+  else if (!strcmp(mode, "on"))
+    choice = 1;
+  else if (!strcmp(mode, "off"))
+    choice = 0;
+  else
+    return TESS_ERROR(TESS_ERR_ARG, "mpi_direct '%s' is invalid (allowed: %s)", mode,
+                      TESS_MPI_DIRECT_CHOICES);
+  return TESS_OK;
 }
 
 tess_err tess_direct_setup(tess_sim_t sim) {

@@ -142,12 +142,11 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
   return n;
 }
 
-/* The link's buffer for stage op, sized for the inputs it refreshes now (the same on both
- * ranks): a stage that refreshes other inputs than last time gets a buffer of the new size. */
+/* The link's buffer for stage op, sized for the `count` elements of the inputs it refreshes now
+ * (link_moves; the same on both ranks): a stage that refreshes other inputs than last time gets
+ * a buffer of the new size. */
 static starpu_data_handle_t link_buffer(const tess_sim_t sim, tess_link *l, int op_index,
-                                        const tess_op *op) {
-  long count;
-  link_moves(sim, op, op->in_stale, l, &count);
+                                        long count) {
   if (l->buf[op_index] && starpu_vector_get_nx(l->buf[op_index]) != (uint32_t)count) {
     starpu_data_unregister_submit(l->buf[op_index]);
     l->buf[op_index] = NULL;
@@ -157,19 +156,16 @@ static starpu_data_handle_t link_buffer(const tess_sim_t sim, tess_link *l, int 
   return l->buf[op_index];
 }
 
-/* Whether link l carries anything for the stale inputs of op (else: no message, no task). */
-static int link_used(const tess_sim_t sim, const tess_op *op, const tess_link *l) {
-  return link_moves(sim, op, op->in_stale, l, NULL) > 0;
-}
-
 static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
   const int64_t ntiles = (int64_t)sim->G[0] * sim->G[1] * sim->G[2];
   return ((int64_t)op_index * ntiles + l->dst_gid) * TESS_NDIRS + l->rep;
 }
 
+/* One pack or unpack task of link l's `nmoves` box moves (link_moves). */
 static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
-                             tess_tile *on, int link, starpu_data_handle_t buf, int op_index) {
-  tess_moves *mv = tess_moves_new(link_moves(sim, op, op->in_stale, l, NULL), (int)sim->esize);
+                             tess_tile *on, int link, starpu_data_handle_t buf, int op_index,
+                             int nmoves) {
+  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
   TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
   add_moves(sim, op, l, s, mv);
   tess_task_spec spec = {.cl = s == PACK ? &tess_pack_cl : &tess_unpack_cl,
@@ -191,29 +187,32 @@ static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link 
 }
 
 static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *x,
-                              int link, starpu_data_handle_t buf) {
+                              int link, starpu_data_handle_t buf, int nmoves) {
   const tess_link *l = &x->plan->in[link];
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1))
     TESS_CALL(tess_task_gate(sim, buf));
-  return submit_moves(sim, op, l, UNPACK, x, link, buf, op_index);
+  return submit_moves(sim, op, l, UNPACK, x, link, buf, op_index, nmoves);
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
   if (!op->in_stale) return TESS_OK;
+  long count; /* per link: its box moves (0: nothing to carry, no message, no task), elements */
+  int nm;
 
   /* 1. receives from other ranks */
   for (int t = 0; t < sim->ntiles; t++) {
     tess_tile *x = &sim->tile[t];
     for (int k = 0; k < x->plan->nin; k++) {
       tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local >= 0 || !link_used(sim, op, l)) continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
+      if (!l->buffered || l->src_local >= 0 || !(nm = link_moves(sim, op, op->in_stale, l, &count)))
+        continue;
+      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
       const int64_t tag = tag_of(sim, op_index, l);
       if (sim->direct)
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
         TESS_STARPU_CALL(starpu_mpi_irecv_detached(buf, l->src_rank, tag, sim->comm, NULL, NULL));
-      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf));
+      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
     }
   }
 
@@ -222,9 +221,9 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *n = &sim->tile[t];
     for (int k = 0; k < n->plan->nout; k++) {
       tess_link *l = &n->plan->out[k];
-      if (!link_used(sim, op, l)) continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
-      TESS_CALL(submit_moves(sim, op, l, PACK, n, -1, buf, op_index));
+      if (!(nm = link_moves(sim, op, op->in_stale, l, &count))) continue;
+      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
+      TESS_CALL(submit_moves(sim, op, l, PACK, n, -1, buf, op_index, nm));
       const int64_t tag = tag_of(sim, op_index, l);
       if (sim->direct)
         TESS_CALL(tess_direct_submit(sim, n, buf, 1, l->dst_rank, (int)tag));
@@ -236,10 +235,11 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_tile *x = &sim->tile[t];
     for (int k = 0; k < x->plan->nin; k++) {
       tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local < 0 || !link_used(sim, op, l)) continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, op);
-      TESS_CALL(submit_moves(sim, op, l, PACK, &sim->tile[l->src_local], -1, buf, op_index));
-      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf));
+      if (!l->buffered || l->src_local < 0 || !(nm = link_moves(sim, op, op->in_stale, l, &count)))
+        continue;
+      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
+      TESS_CALL(submit_moves(sim, op, l, PACK, &sim->tile[l->src_local], -1, buf, op_index, nm));
+      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
     }
   }
 
