@@ -47,7 +47,9 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   pthread_mutex_unlock(&sim->log_lock);
   const long ntasks0 = sim->ntasks;
   const double t_submit = tess_now();
-  /* A rank whose only tile is its own neighbour runs the whole call as one task (tasks.c) */
+  /* A rank whose only tile is its own neighbour runs the call as a chain (tasks.c): the first
+   * step is submitted alone so the device starts while the host builds the rest (measured on
+   * an H100, MHD 128^3: the call's host work is ~0.3 ms per 10 steps, otherwise all idle) */
   const tess_plan *p0 = sim->tile[0].plan;
   int lone = sim->ntiles == 1 && p0->nclass == 1 && sim->mode == TESS_MODE_OVERLAP;
   for (int k = 0; k < p0->nin; k++)
@@ -63,6 +65,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     }
     sim->time += dt;
     sim->step++;
+    if (s == 0) TESS_CALL(tess_chain_submit(sim, &chain));
   }
   TESS_CALL(tess_chain_submit(sim, &chain));
   const double t0 = tess_now();

@@ -24,8 +24,9 @@ double tess_now(void) {
 /* The cl_arg of a stage task: a stage_arg, then a chain of blocks, each a stage_block, the
  * stage's parameters and (a tile of one class) the moves of its local halo copies, which run
  * before the kernel on the same stream. A task is one block, except on a rank whose only tile
- * has no neighbour but itself: there one task runs every stage of a tess_sim_run call
- * (tess_chain), since nothing can overlap with it and each task boundary idles the device. */
+ * has no neighbour but itself: there one task runs many stages (tess_chain: step.c
+ * cuts a tess_sim_run call after its first step), since nothing can overlap with it and each
+ * task boundary idles the device. */
 typedef struct {
   unsigned node; /* the memory node the tile lives on */
   int nblock;
