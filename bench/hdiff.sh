@@ -6,8 +6,8 @@
 # drift of the machine touches every column alike. Each run: median time per step (50 steps after
 # 10 warm-up); auto's runs also give the model's halo pieces, bytes and estimate per tile and step
 # for both strategies, and its pick. First (BENCH_CHECKS=1, the default) GPU against CPU bitwise,
-# both strategies and precisions. BENCH_BUDGET=S: no round starts after S seconds (the summary
-# gives the rounds each configuration got). One row per run goes to RUNS_CSV (default
+# both strategies and precisions. BENCH_BUDGET=S: no configuration's runs start after S seconds
+# (the summary gives the repetitions each configuration got). One row per run goes to RUNS_CSV (default
 # ./hdiff-runs.csv); the summary (medians) goes to stdout:
 #   reps                                 the fewest runs of the three (NA runs left out)
 #   exchange_ms, recompute_ms, auto_ms   medians over the repetitions
@@ -90,10 +90,10 @@ strategies=(exchange recompute auto)
 start=$SECONDS
 devices=" ${BENCH_DEVICES:-cpu cuda} "
 for ((r = 1; r <= reps; r++)); do
-  if [ "$budget" -gt 0 ] && [ $((SECONDS - start)) -ge "$budget" ]; then
-    echo "# budget of ${budget} s spent: $((r - 1)) round(s) of $reps"; break; fi
   for c in "${configs[@]}"; do
     [[ $devices == *" ${c%% *} "* ]] || continue
+    if [ "$budget" -gt 0 ] && [ $((SECONDS - start)) -ge "$budget" ]; then
+      echo "# budget of ${budget} s spent in round $r of $reps"; break 2; fi
     for ((i = 0; i < 3; i++)); do one $c "${strategies[$(((i + r) % 3))]}" "$r"; done
   done
   echo "# round $r done at $((SECONDS - start)) s"
