@@ -17,7 +17,9 @@
  *        + sum over halo directions exchanged (latency + bytes / bandwidth)
  *        + sum over stages (cells computed x bytes per cell / memory bandwidth)
  *
- * and keeps the cheaper; the reason is printed by tess_sim_describe.
+ * with machine figures from a setting, else from what StarPU measured (bus calibration, the
+ * stage codelets' history), else fallbacks (machine_of), and keeps the cheaper; the estimates,
+ * figures and their sources are printed with the strategy (tess_sim_describe).
  */
 #include <stdio.h>
 #include <stdlib.h>
