@@ -8,6 +8,7 @@
 
 /* What the check needs besides the region: the declared reach of each input, names. */
 typedef struct {
+  tess_shape shape; /* the kernel's: which offsets inside each reach it reads */
   tess_reach reach[TESS_MAX_IO];
   char kernel[TESS_FPCHECK_NAME];
   char in_name[TESS_MAX_IO][TESS_FPCHECK_NAME], out_name[TESS_MAX_IO][TESS_FPCHECK_NAME];

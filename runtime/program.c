@@ -17,7 +17,9 @@
  *        + sum over halo directions exchanged (latency + bytes / bandwidth)
  *        + sum over stages (cells computed x bytes per cell / memory bandwidth)
  *
- * and keeps the cheaper; the reason is printed by tess_sim_describe.
+ * with machine figures from a setting, else from what StarPU measured (bus calibration, the
+ * stage codelets' history), else fallbacks (machine_of), and keeps the cheaper; the estimates,
+ * figures and their sources are printed with the strategy (tess_sim_describe).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,17 +199,176 @@ static void derive(tess_sim_t sim, uint32_t local) {
 
 /* ---- the cost model ------------------------------------------------------------------------ */
 
-/* Per-tile machine figures: latency of one halo direction (its tasks, and a message when it
- * crosses ranks), bandwidth of halo bytes, memory bandwidth of a stage's sweep. Round numbers
- * of the order bench/results measured (docs/multistage.md); only their ratios matter here. */
+/* Per-tile machine figures (docs/multistage.md §4): latency of a round of dependent tasks, of
+ * one halo piece within a rank and across ranks (its pack/unpack tasks, and the message);
+ * bandwidth of halo bytes within a rank and across ranks, and of a stage's sweep (its inputs
+ * and outputs per cell). Each comes, in order of preference, from a setting
+ * (tess_sim_set_machine), from what StarPU measured (the bus calibration between main RAM and
+ * the GPU: the host-staged path of a halo between ranks; the history of this program's stage
+ * tasks: their cells against their measured times), or from a fallback of the order
+ * bench/results measured. */
+enum { M_ROUND, M_LOCAL, M_REMOTE, M_LOCAL_BW, M_REMOTE_BW, M_MEM_BW, M_COUNT };
 typedef struct {
-  double lat_round, lat_local, lat_remote, bw_halo, bw_mem;
+  double v[M_COUNT]; /* seconds, or bytes per second */
+  const char *src[M_COUNT];
+  long tasks, models; /* stage history: tasks sampled, models with samples */
 } machine;
 
+static const char *const machine_key[M_COUNT] = {"round_us",  "local_us",   "remote_us",
+                                                 "local_gbs", "remote_gbs", "mem_gbs"};
+
+static double *machine_slot(tess_machine *m, int k) {
+  double *const slot[M_COUNT] = {&m->round_us,  &m->local_us,   &m->remote_us,
+                                 &m->local_gbs, &m->remote_gbs, &m->mem_gbs};
+  return slot[k];
+}
+
+int tess_machine_parse(const char *spec, tess_machine *m, char *msg, size_t len) {
+  memset(m, 0, sizeof *m);
+  const char *p = spec ? spec : "";
+  while (*p) {
+    const char *end = strchr(p, ',');
+    const size_t n = end ? (size_t)(end - p) : strlen(p);
+    const char *eq = memchr(p, '=', n);
+    const size_t klen = eq ? (size_t)(eq - p) : n;
+    int k = 0;
+    while (k < M_COUNT && (strlen(machine_key[k]) != klen || strncmp(p, machine_key[k], klen)))
+      k++;
+    if (k == M_COUNT || !eq) {
+      snprintf(msg, len, "'%.*s' names no machine figure (allowed: key=value with a key of %s)",
+               (int)n, p, TESS_MACHINE_KEYS);
+      return -1;
+    }
+    char num[64] = "";
+    char *stop = NULL;
+    const size_t vlen = n - klen - 1;
+    if (vlen < sizeof num) memcpy(num, eq + 1, vlen), num[vlen] = 0;
+    const double v = vlen && vlen < sizeof num ? strtod(num, &stop) : 0;
+    if (!stop || *stop || !(v > 0) || !(v < 1e12)) {
+      snprintf(msg, len, "%s = '%.*s' is invalid (allowed: a number > 0 and < 1e12, in %s)",
+               machine_key[k], (int)vlen, eq + 1, k < M_LOCAL_BW ? "microseconds" : "GB/s");
+      return -1;
+    }
+    *machine_slot(m, k) = v;
+    p += n + (end != NULL);
+  }
+  return 0;
+}
+
+tess_err tess_sim_set_machine(tess_sim_t sim, const tess_machine *m) {
+  TESS_CHECK(sim && !sim->is_setup, TESS_ERR_STATE, "tess_sim_set_machine: before setup only");
+  tess_machine c = *m;
+  for (int k = 0; k < M_COUNT; k++) {
+    const double v = *machine_slot(&c, k);
+    TESS_CHECK(v == 0 || (v > 0 && v < 1e12), TESS_ERR_ARG,
+               "machine figure %s = %g is invalid (allowed: 0 (measure it) or a number > 0 and "
+               "< 1e12)",
+               machine_key[k], v);
+  }
+  sim->machine = c;
+  return TESS_OK;
+}
+
+/* The first worker of a kind, or -1. */
+static int first_worker(enum starpu_worker_archtype type) {
+  int id = -1;
+  return starpu_worker_get_ids_by_type(type, &id, 1) > 0 ? id : -1;
+}
+
+/* Stage bandwidth from StarPU's history of this program's stage codelets (the symbols of
+ * tasks.c's tess_op_init_codelet: "tess_<kernel>_<op>_<inner|outer|chain>", the size of each
+ * entry the cells its tasks updated): bytes swept over measured time, on the worker kind. */
+static void history_bandwidth(const tess_sim_t sim, int worker, machine *m) {
+  static const char *const part[3] = {"inner", "outer", "chain"};
+  struct starpu_perfmodel_arch *arch =
+      starpu_worker_get_perf_archtype(worker, STARPU_NMAX_SCHED_CTXS);
+  double bytes = 0, us = 0;
+  for (int o = 0; o < sim->nops; o++) {
+    const tess_op *op = sim->op[o];
+    if (!is_stage(sim, o)) continue;
+    for (int q = 0; q < 3; q++) {
+      char symbol[64], path[1024];
+      snprintf(symbol, sizeof symbol, "tess_%s_%d_%s",
+               op->stage.kernel->name ? op->stage.kernel->name : "stage", o, part[q]);
+      starpu_perfmodel_get_model_path(symbol, path, sizeof path);
+      FILE *f = fopen(path, "r");
+      if (!f) continue;
+      fclose(f);
+      struct starpu_perfmodel model;
+      memset(&model, 0, sizeof model);
+      model.type = STARPU_HISTORY_BASED;
+      if (starpu_perfmodel_load_symbol(symbol, &model)) continue;
+      const struct starpu_perfmodel_per_arch *pa =
+          starpu_perfmodel_get_model_per_arch(&model, arch, 0);
+      long used = 0;
+      for (const struct starpu_perfmodel_history_list *l = pa ? pa->list : NULL; l; l = l->next) {
+        const struct starpu_perfmodel_history_entry *e = l->entry;
+        if (!e || !e->size || !e->nsample || !(e->mean > 0)) continue;
+        bytes += (double)e->nsample * (double)e->size *
+                 (double)((op->stage.nin + op->stage.nout) * sim->esize);
+        us += e->nsample * e->mean;
+        used += e->nsample;
+      }
+      m->tasks += used;
+      m->models += used > 0;
+      starpu_perfmodel_unload_model(&model);
+    }
+  }
+  if (m->tasks >= 10 && us > 0) {
+    m->v[M_MEM_BW] = bytes / (us * 1e-6);
+    m->src[M_MEM_BW] = "StarPU history";
+    /* a halo piece within a rank is a copy on the same memory: swept like a stage */
+    m->v[M_LOCAL_BW] = m->v[M_MEM_BW];
+    m->src[M_LOCAL_BW] = "StarPU history";
+  }
+}
+
 static machine machine_of(const tess_sim_t sim, int cuda) {
-  (void)sim;
-  if (cuda) return (machine){20e-6, 10e-6, 30e-6, 20e9, 1.5e12};
-  return (machine){10e-6, 3e-6, 20e-6, 5e9, 10e9};
+  static const double fallback[2][M_COUNT] = {{10e-6, 3e-6, 20e-6, 5e9, 5e9, 10e9},
+                                              {20e-6, 10e-6, 30e-6, 20e9, 20e9, 1.5e12}};
+  machine m = {.tasks = 0};
+  for (int k = 0; k < M_COUNT; k++) {
+    m.v[k] = fallback[cuda][k];
+    m.src[k] = "fallback";
+  }
+  const int worker = first_worker(cuda ? STARPU_CUDA_WORKER : STARPU_CPU_WORKER);
+  if (cuda && worker >= 0) { /* between ranks, a halo is staged through main RAM each way */
+    const unsigned g = starpu_worker_get_memory_node((unsigned)worker);
+    const double d2h = starpu_transfer_bandwidth(g, STARPU_MAIN_RAM),
+                 h2d = starpu_transfer_bandwidth(STARPU_MAIN_RAM, g),
+                 lat = starpu_transfer_latency(g, STARPU_MAIN_RAM) +
+                       starpu_transfer_latency(STARPU_MAIN_RAM, g);
+    if (d2h > 0 && h2d > 0 && d2h < 1e12 && h2d < 1e12 && lat >= 0 && lat < 1e6) {
+      m.v[M_REMOTE_BW] = 1e6 / (1 / d2h + 1 / h2d);       /* MB/s: bytes per microsecond */
+      m.v[M_REMOTE] = fallback[0][M_REMOTE] + lat * 1e-6; /* + the message between hosts */
+      m.src[M_REMOTE_BW] = "StarPU bus calibration";
+      m.src[M_REMOTE] = "StarPU bus calibration + CPU fallback for MPI";
+    }
+  }
+  if (worker >= 0) history_bandwidth(sim, worker, &m);
+  for (int k = 0; k < M_COUNT; k++) {
+    const double v = *machine_slot((tess_machine *)&sim->machine, k);
+    if (v > 0) {
+      m.v[k] = k < M_LOCAL_BW ? v * 1e-6 : v * 1e9;
+      m.src[k] = "setting";
+    }
+  }
+  return m;
+}
+
+static void machine_text(const machine *m, char *buf, size_t len) {
+  static const char *const what[M_COUNT] = {"round",      "local piece", "remote piece",
+                                            "local halo", "remote halo", "stages"};
+  buf[0] = 0;
+  for (int k = 0; k < M_COUNT; k++) {
+    const size_t at = strlen(buf);
+    char hist[64] = "";
+    if (!strcmp(m->src[k], "StarPU history"))
+      snprintf(hist, sizeof hist, ": %ld tasks, %ld models", m->tasks, m->models);
+    snprintf(buf + at, len - at, "%s%s %.3g %s (%s%s)", at ? ", " : "", what[k],
+             k < M_LOCAL_BW ? m->v[k] * 1e6 : m->v[k] * 1e-9, k < M_LOCAL_BW ? "us" : "GB/s",
+             m->src[k], hist);
+  }
 }
 
 /* Whether the cells of (grown) footprint `need` reach halo direction h. */
@@ -227,8 +388,8 @@ typedef struct {
 } cost;
 
 /* One steady-state step of the program on one tile under the current derivation. */
-static cost step_cost(const tess_sim_t sim, int cuda) {
-  const machine m = machine_of(sim, cuda);
+static cost step_cost(const tess_sim_t sim, const machine *mp) {
+  const machine m = *mp;
   cost c = {0, 0, 0, 0, 0};
   uint32_t valid[TESS_MAX_FIELDS] = {0};
   for (int pass = 0; pass < 2; pass++) /* the second pass is the steady state */
@@ -262,8 +423,8 @@ static cost step_cost(const tess_sim_t sim, int cuda) {
           }
           c.msgs++;
           c.bytes += cells * (double)sim->esize;
-          c.seconds +=
-              (remote ? m.lat_remote : m.lat_local) + cells * (double)sim->esize / m.bw_halo;
+          c.seconds += remote ? m.v[M_REMOTE] + cells * (double)sim->esize / m.v[M_REMOTE_BW]
+                              : m.v[M_LOCAL] + cells * (double)sim->esize / m.v[M_LOCAL_BW];
         }
       }
       for (int k = 0; k < op->stage.nout; k++)
@@ -271,14 +432,14 @@ static cost step_cost(const tess_sim_t sim, int cuda) {
       if (!pass) continue;
       if (c.msgs > msgs0) { /* a stage that exchanges: one more round of dependent tasks */
         c.rounds++;
-        c.seconds += m.lat_round;
+        c.seconds += m.v[M_ROUND];
       }
       long cells = 1;
       for (int i = 0; i < 3; i++)
         cells *= sim->tn[i] + op->ext.hi[i] - op->ext.lo[i];
       c.cells += cells;
       c.seconds +=
-          (double)cells * (double)((op->stage.nin + op->stage.nout) * sim->esize) / m.bw_mem;
+          (double)cells * (double)((op->stage.nin + op->stage.nout) * sim->esize) / m.v[M_MEM_BW];
     }
   return c;
 }
@@ -343,18 +504,21 @@ tess_err tess_program_choose(tess_sim_t sim) {
   }
   /* auto: both on the grids of the exchange strategy */
   TESS_CALL(tess_sim_choose_grids(sim));
-  const cost ex = step_cost(sim, cuda);
+  const machine m = machine_of(sim, cuda);
+  const cost ex = step_cost(sim, &m);
   derive(sim, cand);
   const int ok = fits(sim);
-  const cost re = ok ? step_cost(sim, cuda) : ex;
+  const cost re = ok ? step_cost(sim, &m) : ex;
   const int pick = ok && re.seconds < ex.seconds;
+  char figures[512];
+  machine_text(&m, figures, sizeof figures);
   snprintf(sim->strategy_why, sizeof sim->strategy_why,
            "auto: per tile and step, exchange %ld round(s) of %ld halo pieces (%.3g MB) + %ld "
            "cells = %.3g us, recompute %ld round(s) of %ld pieces (%.3g MB) + %ld cells = %.3g "
-           "us%s",
+           "us%s; %s figures: %s",
            ex.rounds, ex.msgs, ex.bytes / 1e6, ex.cells, 1e6 * ex.seconds, re.rounds, re.msgs,
            re.bytes / 1e6, re.cells, 1e6 * re.seconds,
-           ok ? "" : " (recompute: tiles too small for its halo)");
+           ok ? "" : " (recompute: tiles too small for its halo)", cuda ? "GPU" : "CPU", figures);
   sim->strategy = pick ? TESS_STRATEGY_RECOMPUTE : TESS_STRATEGY_EXCHANGE;
   if (!pick) derive(sim, 0);
   return tess_sim_choose_grids(sim);

@@ -130,6 +130,7 @@ static tess_err fpcheck_init(tess_sim_t sim, tess_op *op) {
   TESS_CHECK(fc, TESS_ERR_MEM, "cannot allocate a footprint check");
   const tess_stage *st = &op->stage;
   snprintf(fc->kernel, sizeof fc->kernel, "%s", st->kernel->name ? st->kernel->name : "?");
+  fc->shape = st->kernel->shape;
   for (int k = 0; k < st->nin; k++) {
     fc->reach[k] = op->reach[k];
     snprintf(fc->in_name[k], sizeof fc->in_name[k], "%s", sim->field[st->in[k]].name);

@@ -104,7 +104,8 @@ struct tess_sim_s {
   int is_setup;
   int fpcheck;            /* tess_sim_set_footprint_check */
   tess_strategy strategy; /* requested; at setup: the one in effect */
-  char strategy_why[256];
+  char strategy_why[768]; /* auto: both estimates, the machine figures and their sources */
+  tess_machine machine;   /* tess_sim_set_machine: overrides of the cost model's figures */
 
   int nfields;
   tess_field field[TESS_MAX_FIELDS];

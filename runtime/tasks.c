@@ -116,6 +116,13 @@ static uint32_t stage_footprint(struct starpu_task *task) {
   return starpu_hash_crc32c_be((uint32_t)a->cells, (uint32_t)(a->cells >> 32));
 }
 
+/* The size StarPU records with each history entry: the cells updated (program.c reads them
+ * back to measure the stages' bandwidth for the strategy cost model). */
+static size_t stage_size(struct starpu_task *task, unsigned nimpl) {
+  (void)nimpl;
+  return (size_t)((const stage_arg *)task->cl_arg)->cells;
+}
+
 /* StarPU keeps every performance model a task used registered, by address, until
  * starpu_shutdown, which saves its history and clears it: a model must outlive the sim whose
  * codelets used it. So models live for the process (freed by tess_finalize), one per symbol,
@@ -138,6 +145,7 @@ static struct starpu_perfmodel *stage_model(const char *symbol) {
     m->model.type = STARPU_HISTORY_BASED;
     m->model.symbol = m->symbol;
     m->model.footprint = stage_footprint;
+    m->model.size_base = stage_size;
     m->next = models;
     models = m;
   }

@@ -8,6 +8,10 @@
 #   describe    --log info: no z ghost or z direction; recompute exchanges only in
 #   checkpoint  a checkpoint holds no temporary
 #   footprints  the footprint check passes for every hdiff kernel, both strategies
+#   machine     auto's cost model: with a fresh StarPU history the stage bandwidth is the
+#               fallback, after a run StarPU's history of the stage tasks; figures set to make
+#               exchange (slow sweeps) or recompute (slow rounds and pieces) clearly costlier make
+#               auto pick the other one, and the line names each figure's source
 #   symbol      a Fourier mode decays per step by 1 - coeff (lx + ly)^2, lx = 4 sin^2(kx/2), to
 #               round-off (both strategies, 2 ranks), and the sum of a random field is conserved
 set -u
@@ -72,6 +76,27 @@ describe)
   grep -q "reads 'lap'.*computed here" "$dir/log-recompute.log" || { echo "FAIL: lap not computed locally"; fail=1; }
   grep -q "reads 'in' at x\[-1,1\] y\[-1,1\].*width x-2+2 y-2+2 z-0+0; directions --0 0-0 +-0 -00 +00 -+0 0+0 ++0" \
     "$dir/log-recompute.log" || { echo "FAIL: recompute: in not exchanged 2 wide in 8 directions"; fail=1; } ;;
+machine)
+  # a private StarPU home with the bus calibration of the shared one but no codelet history
+  if [ -n "${STARPU_HOME:-}" ] && [ -d "$STARPU_HOME/.starpu" ]; then cp -r "$STARPU_HOME/.starpu" "$dir/"; fi
+  rm -rf "$dir/.starpu/sampling/codelets"; export STARPU_HOME=$dir
+  common=(--grid 32,32,4 --init random --steps 8 --tiles 4)
+  pick() { sed -n 's/^strategy \([a-z]*\): auto.*/\1/p' "$dir/$1.log"; }
+  run fresh 1 "${common[@]}"
+  grep -q "stages 10 GB/s (fallback)" "$dir/fresh.log" || { echo "FAIL: no history, yet the stage figure is not the fallback"; fail=1; }
+  run measure 1 "${common[@]}" --strategy exchange --steps 20
+  run measured 1 "${common[@]}"
+  grep -o "stages [^)]*)" "$dir/measured.log" | sed 's/^/  measured: /'
+  grep -q "stages [0-9.e+]* GB/s (StarPU history: [0-9]* tasks" "$dir/measured.log" || { echo "FAIL: the stage figure does not come from StarPU's history"; fail=1; }
+  slow_sweep=round_us=1,local_us=1,remote_us=1,local_gbs=100,remote_gbs=100,mem_gbs=0.001
+  slow_rounds=round_us=1e4,local_us=1e4,remote_us=1e4,local_gbs=100,remote_gbs=100,mem_gbs=100
+  for cfg in "$slow_sweep exchange" "$slow_rounds recompute"; do
+    set -- $cfg
+    run "set-$2" 2 "${common[@]}" --procs 2,1,1 --machine "$1"
+    p=$(pick "set-$2"); echo "  --machine $1: auto picked $p"
+    [ "$p" = "$2" ] || { echo "FAIL: expected auto to pick $2"; fail=1; }
+    [ "$(grep -o "(setting)" "$dir/set-$2.log" | wc -l)" = 6 ] || { echo "FAIL: the six figures set are not reported as settings"; fail=1; }
+  done ;;
 footprints)
   # every hdiff kernel reads only what it declares (the footprint check reruns each kernel with
   # the undeclared cells poisoned), with both strategies, on 2 ranks x 2 tiles

@@ -37,6 +37,7 @@ typedef struct {
   double coeff, amp;
   int wave, seed, check, png, fpcheck;
   char init[16], strategy[16];
+  char machine[256]; /* run.machine: figures of the strategy cost model (tess_machine_parse) */
   char fluxes[TESS_APP_PATH]; /* debug.fluxes: fli and flj of the last step, raw float64 */
   const int *n;
 } hdiff_opts;
@@ -80,6 +81,13 @@ static size_t hdiff_settings(hdiff_opts *o, tess_opt *t) {
        .size = sizeof o->strategy,
        .flag = "strategy",
        .help = "halos of the temporaries: auto, exchange or recompute"},
+      {.key = "run.machine",
+       .type = TESS_OPT_STRING,
+       .ptr = o->machine,
+       .size = sizeof o->machine,
+       .flag = "machine",
+       .help = "auto's cost model: figures to use instead of StarPU's measures, key=value,... "
+               "(keys " TESS_MACHINE_KEYS "; us and GB/s)"},
       {.key = "run.check",
        .type = TESS_OPT_BOOL,
        .ptr = &o->check,
@@ -149,7 +157,7 @@ static double init(const long g[3], int comp, void *arg) {
  * (the app's check, also of a dry run) and again in the run. */
 static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, int root) {
   const char *msg = NULL;
-  char buf[256];
+  char buf[512];
   if (!(o->coeff >= 0 && o->coeff < 1.0 / 32)) {
     snprintf(buf, sizeof buf,
              "physics.coeff = %g (%s) is invalid (allowed: 0 <= coeff < 1/32 = 0.03125, the "
@@ -167,6 +175,13 @@ static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, i
     snprintf(buf, sizeof buf, "run.strategy = '%s' is invalid (allowed: auto, exchange, recompute)",
              o->strategy);
     msg = buf;
+  } else {
+    tess_machine m;
+    char why[200];
+    if (tess_machine_parse(o->machine, &m, why, sizeof why)) {
+      snprintf(buf, sizeof buf, "run.machine = '%s' is invalid: %s", o->machine, why);
+      msg = buf;
+    }
   }
   if (msg && root) fprintf(stderr, PROG ": %s\n", msg);
   return msg ? -1 : 0;
@@ -275,6 +290,10 @@ static int run(tess_app *app, const hdiff_opts *o) {
   CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
   CALL(tess_app_configure(app, sim));
   CALL(tess_sim_set_strategy(sim, strategy));
+  tess_machine machine;
+  char why[200];
+  tess_machine_parse(o->machine, &machine, why, sizeof why); /* checked in derive */
+  CALL(tess_sim_set_machine(sim, &machine));
   CALL(tess_sim_set_footprint_check(sim, o->fpcheck));
   CALL(tess_sim_add_field(sim, "in", 1, &h.u));
   CALL(tess_sim_add_field(sim, "out", 1, &out));

@@ -169,6 +169,21 @@ tess_err tess_sim_add_stage(tess_sim_t sim, const tess_stage *stage);
 tess_err tess_sim_set_strategy(tess_sim_t sim, tess_strategy s);
 /* After setup: the strategy in effect (exchange or recompute), and the cost model's reason. */
 tess_strategy tess_sim_strategy(const tess_sim_t sim, const char **why);
+/* Machine figures of the auto strategy's cost model (docs/multistage.md §4). A figure left 0
+ * is measured (StarPU's bus calibration, its history of this program's stage tasks) or, where
+ * StarPU has no measure, a documented fallback. Latencies in microseconds: a round of dependent
+ * tasks, a halo piece within a rank, across ranks; bandwidths in GB/s: halo bytes within a rank,
+ * across ranks, and the bytes a stage sweeps (inputs + outputs per cell). */
+typedef struct {
+  double round_us, local_us, remote_us;
+  double local_gbs, remote_gbs, mem_gbs;
+} tess_machine;
+#define TESS_MACHINE_KEYS "round_us, local_us, remote_us, local_gbs, remote_gbs, mem_gbs"
+/* Parses "key=value,key=value" (keys TESS_MACHINE_KEYS, values finite numbers > 0; "" gives
+ * all 0) into *m. 0 on success; -1 with a message naming the value and what is allowed. */
+int tess_machine_parse(const char *spec, tess_machine *m, char *msg, size_t len);
+/* Before setup: figures that override the measured ones (0: keep measuring that one). */
+tess_err tess_sim_set_machine(tess_sim_t sim, const tess_machine *m);
 /* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */
 tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
 
