@@ -22,7 +22,6 @@
 #ifndef TESS_APP_H
 #define TESS_APP_H
 
-#include <math.h>
 #include <stddef.h>
 
 #include "tessera.h"
@@ -117,19 +116,6 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
 void tess_app_fail(tess_app *app);
 /* Finalizes and frees. */
 void tess_app_end(tess_app *app);
-
-/* One setting of an app's table (tessera_config.h): key, type, a pointer to the value, the flag,
- * the help line, then any of .min/.max/.open/.choices. Strings: TESS_APP_STR (a char array). */
-#define TESS_APP_OPT(k, t, p, fl, h, ...)                                                          \
-  { .key = k, .type = t, .ptr = p, .flag = fl, .help = h, __VA_ARGS__ }
-#define TESS_APP_STR(k, buf, fl, h, ...)                                                           \
-  {                                                                                                \
-    .key = k, .type = TESS_OPT_STRING, .ptr = buf, .size = sizeof buf, .flag = fl, .help = h,      \
-    __VA_ARGS__                                                                                    \
-  }
-
-/* A positive number's range (0, inf), for TESS_APP_OPT. */
-#define TESS_APP_POS .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
 
 /* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
  * message (tess_app_fail: a clean end when every rank knows, else the job is aborted); 2: bad

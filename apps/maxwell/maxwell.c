@@ -110,14 +110,15 @@ int main(int argc, char **argv) {
   static mw m; /* the defaults, set on every call (the settings fuzzer calls main repeatedly) */
   m = (mw){.eps = 1, .mu = 1, .cfl = 0.3, .wave = {1, 0, 0}, .init = "wave"};
   const tess_opt opts[] = {
-      TESS_APP_OPT("physics.eps", TESS_OPT_DOUBLE, &m.eps, "eps", "permittivity", TESS_APP_POS),
-      TESS_APP_OPT("physics.mu", TESS_OPT_DOUBLE, &m.mu, "mu", "permeability", TESS_APP_POS),
-      TESS_APP_OPT("run.cfl", TESS_OPT_DOUBLE, &m.cfl, "cfl", "dt = cfl h_min / c (RK3: <= 0.6)",
-                   .min = 0, .max = 0.6, .open = TESS_OPT_OPEN_MIN),
-      TESS_APP_STR("init.kind", m.init, "init", "wave or curl (random, divergence-free)",
-                   .choices = "wave|curl"),
-      TESS_APP_OPT("init.wave", TESS_OPT_INTS3, m.wave, "wave",
-                   "plane wave: periods per box along x,y (z: 0)", .min = -1024, .max = 1024),
+      TESS_OPT_ENTRY("physics.eps", TESS_OPT_DOUBLE, &m.eps, "eps", "permittivity",
+                     TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("physics.mu", TESS_OPT_DOUBLE, &m.mu, "mu", "permeability", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("run.cfl", TESS_OPT_DOUBLE, &m.cfl, "cfl", "dt = cfl h_min / c (RK3: <= 0.6)",
+                     .min = 0, .max = 0.6, .open = TESS_OPT_OPEN_MIN),
+      TESS_OPT_STRING_ENTRY("init.kind", m.init, "init", "wave or curl (random, divergence-free)",
+                            .choices = "wave|curl"),
+      TESS_OPT_ENTRY("init.wave", TESS_OPT_INTS3, m.wave, "wave",
+                     "plane wave: periods per box along x,y (z: 0)", .min = -1024, .max = 1024),
   };
   tess_app_settings d;
   tess_app_defaults(&d, "tess-maxwell", (const int[3]){32, 32, 32});
