@@ -52,72 +52,6 @@ typedef struct {
   const int *n;                 /* the grid (app settings) */
 } ch_opts;
 
-#define DBL(k, var, fl, h, ...)                                                                    \
-  { .key = k, .type = TESS_OPT_DOUBLE, .ptr = &o->var, .flag = fl, .help = h, __VA_ARGS__ }
-#define STR(k, var, fl, h, ch)                                                                     \
-  {                                                                                                \
-    .key = k, .type = TESS_OPT_STRING, .ptr = o->var, .size = sizeof o->var, .flag = fl,           \
-    .help = h, .choices = ch                                                                       \
-  }
-
-/* The app's settings; pointers into *o, so o must outlive the configuration. M, K and the
- * noise are checked by check_settings, which says why a value is refused. */
-static size_t ch_settings(ch_opts *o, tess_opt *t) {
-  const tess_opt opts[] = {
-      DBL("physics.m", m, "m", "mobility M (> 0)"),
-      DBL("physics.b", b, "b", "B of the free energy -B/2 u^2 + U/4 u^4 + K/2 |grad u|^2"),
-      DBL("physics.u", u, "u", "U of the free energy", .min = 0, .max = HUGE_VAL),
-      DBL("physics.k", k, "k", "gradient-energy coefficient K (> 0)"),
-      STR("init.ic", ic, "init",
-          "noise: u0 + noise * uniform(-1,1); mode: u0 + eps cos(2 pi wave x/nx)", "noise|mode"),
-      DBL("init.u0", u0, "u0", "mean concentration"),
-      DBL("init.noise", noise, "noise", "amplitude of the initial noise (>= 0)"),
-      {.key = "init.seed",
-       .type = TESS_OPT_LONG,
-       .ptr = &o->seed,
-       .flag = "seed",
-       .help = "noise seed; the field depends on the global cell only",
-       .min = 0,
-       .max = 9.2e18},
-      {.key = "init.wave",
-       .type = TESS_OPT_INT,
-       .ptr = &o->wave,
-       .flag = "wave",
-       .help = "ic = mode: periods of the cosine across x"},
-      DBL("init.eps", eps, "eps", "ic = mode: amplitude of the cosine"),
-      STR("run.scheme", scheme, "scheme", "forward Euler or Heun's 2nd-order method", "euler|heun"),
-      STR("run.variant", variant, "variant",
-          "composed: mu stage + update (radius 1); fused: one radius-2 stage", "composed|fused"),
-      DBL("run.dt", dt, "dt", "time step (0: run.cfl times the stability limit)", .min = 0,
-          .max = HUGE_VAL),
-      DBL("run.cfl", cfl, "cfl", "time step as a fraction of the stability limit (run.dt = 0)",
-          .min = 0, .max = 1, .open = TESS_OPT_OPEN_MIN),
-      DBL("grid.h", h, "h", "grid spacing", .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN),
-      {.key = "output.png",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->png,
-       .flag = "png",
-       .help = "a PNG of u (3D: the plane z = nz/2) with every snapshot"},
-  };
-  memcpy(t, opts, sizeof opts);
-  return sizeof opts / sizeof opts[0];
-}
-
-static void defaults(ch_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->m = o->b = o->u = o->k = 1;
-  strcpy(o->ic, "noise");
-  o->noise = 0.1;
-  o->seed = 1;
-  o->wave = 4;
-  o->eps = 1e-6;
-  strcpy(o->scheme, "euler");
-  strcpy(o->variant, "composed");
-  o->cfl = 0.5;
-  o->h = 1;
-  o->png = 1;
-}
-
 /* "tess-ch: <key> = <value> (from <source>) <why>" on one rank; -1. */
 static int refuse(const tess_app *app, const char *key, double v, const char *why) {
   if (tess_app_prints())
@@ -414,14 +348,62 @@ static int check(tess_app *app, void *ctx) {
 static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }
 
 int main(int argc, char **argv) {
-  static ch_opts o;
-  defaults(&o);
-  tess_opt table[32];
-  const size_t nt = ch_settings(&o, table);
+  static ch_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
+  o = (ch_opts){.m = 1,
+                .b = 1,
+                .u = 1,
+                .k = 1,
+                .ic = "noise",
+                .noise = 0.1,
+                .seed = 1,
+                .wave = 4,
+                .eps = 1e-6,
+                .scheme = "euler",
+                .variant = "composed",
+                .cfl = 0.5,
+                .h = 1,
+                .png = 1};
+  /* M, K and the noise are checked by check_settings, which says why a value is refused. */
+  const tess_opt opts[] = {
+      TESS_OPT_ENTRY("physics.m", TESS_OPT_DOUBLE, &o.m, "m", "mobility M (> 0)"),
+      TESS_OPT_ENTRY("physics.b", TESS_OPT_DOUBLE, &o.b, "b",
+                     "B of the free energy -B/2 u^2 + U/4 u^4 + K/2 |grad u|^2"),
+      TESS_OPT_ENTRY("physics.u", TESS_OPT_DOUBLE, &o.u, "u", "U of the free energy",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.k", TESS_OPT_DOUBLE, &o.k, "k",
+                     "gradient-energy coefficient K (> 0)"),
+      TESS_OPT_STRING_ENTRY("init.ic", o.ic, "init",
+                            "noise: u0 + noise * uniform(-1,1); mode: u0 + eps cos(2 pi wave x/nx)",
+                            .choices = "noise|mode"),
+      TESS_OPT_ENTRY("init.u0", TESS_OPT_DOUBLE, &o.u0, "u0", "mean concentration"),
+      TESS_OPT_ENTRY("init.noise", TESS_OPT_DOUBLE, &o.noise, "noise",
+                     "amplitude of the initial noise (>= 0)"),
+      TESS_OPT_ENTRY("init.seed", TESS_OPT_LONG, &o.seed, "seed",
+                     "noise seed; the field depends on the global cell only", .min = 0,
+                     .max = 9.2e18),
+      TESS_OPT_ENTRY("init.wave", TESS_OPT_INT, &o.wave, "wave",
+                     "ic = mode: periods of the cosine across x"),
+      TESS_OPT_ENTRY("init.eps", TESS_OPT_DOUBLE, &o.eps, "eps",
+                     "ic = mode: amplitude of the cosine"),
+      TESS_OPT_STRING_ENTRY("run.scheme", o.scheme, "scheme",
+                            "forward Euler or Heun's 2nd-order method", .choices = "euler|heun"),
+      TESS_OPT_STRING_ENTRY("run.variant", o.variant, "variant",
+                            "composed: mu stage + update (radius 1); fused: one radius-2 stage",
+                            .choices = "composed|fused"),
+      TESS_OPT_ENTRY("run.dt", TESS_OPT_DOUBLE, &o.dt, "dt",
+                     "time step (0: run.cfl times the stability limit)", TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("run.cfl", TESS_OPT_DOUBLE, &o.cfl, "cfl",
+                     "time step as a fraction of the stability limit (run.dt = 0)", .min = 0,
+                     .max = 1, .open = TESS_OPT_OPEN_MIN),
+      TESS_OPT_ENTRY("grid.h", TESS_OPT_DOUBLE, &o.h, "h", "grid spacing", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("output.png", TESS_OPT_BOOL, &o.png, "png",
+                     "a PNG of u (3D: the plane z = nz/2) with every snapshot"),
+  };
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){256, 256, 1});
   d.steps = 1000;
   d.every = 100;
   snprintf(d.dir, sizeof d.dir, "ch-out");
-  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check, body, &o, argc,
+                       argv);
 }

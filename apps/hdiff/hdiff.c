@@ -41,81 +41,6 @@ typedef struct {
   const int *n;
 } hdiff_opts;
 
-static size_t hdiff_settings(hdiff_opts *o, tess_opt *t) {
-  const tess_opt opts[] = {
-      /* no range: checked below with the stability bound in the message */
-      {.key = "physics.coeff",
-       .type = TESS_OPT_DOUBLE,
-       .ptr = &o->coeff,
-       .flag = "coeff",
-       .help = "diffusion coefficient, 0 <= coeff < 1/32"},
-      {.key = "physics.init",
-       .type = TESS_OPT_STRING,
-       .ptr = o->init,
-       .size = sizeof o->init,
-       .flag = "init",
-       .help = "initial state: bump, sine or random"},
-      {.key = "physics.amp",
-       .type = TESS_OPT_DOUBLE,
-       .ptr = &o->amp,
-       .flag = "amp",
-       .help = "amplitude of the initial state"},
-      {.key = "physics.wave",
-       .type = TESS_OPT_INT,
-       .ptr = &o->wave,
-       .flag = "wave",
-       .help = "sine: periods per box along x and y",
-       .min = 1,
-       .max = 1 << 20},
-      {.key = "physics.seed",
-       .type = TESS_OPT_INT,
-       .ptr = &o->seed,
-       .flag = "seed",
-       .help = "random: seed",
-       .min = 0,
-       .max = 1 << 30},
-      {.key = "run.strategy",
-       .type = TESS_OPT_STRING,
-       .ptr = o->strategy,
-       .size = sizeof o->strategy,
-       .flag = "strategy",
-       .help = "halos of the temporaries: auto, exchange or recompute"},
-      {.key = "run.check",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->check,
-       .flag = "check",
-       .help = "print the sum's drift (and, sine: the error against the discrete symbol)"},
-      {.key = "output.png",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->png,
-       .flag = "png",
-       .help = "PNG of the slice z = nz/2 before and after the run"},
-      {.key = "debug.footprint_check",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->fpcheck,
-       .flag = "footprint-check",
-       .help = "rerun every kernel with undeclared cells poisoned (slow; CPU)"},
-      {.key = "debug.fluxes",
-       .type = TESS_OPT_STRING,
-       .ptr = o->fluxes,
-       .size = sizeof o->fluxes,
-       .flag = "dump-fluxes",
-       .help = "write fli and flj of the last step as raw float64 to this file (tests)"},
-  };
-  memcpy(t, opts, sizeof opts);
-  return sizeof opts / sizeof opts[0];
-}
-
-static void defaults(hdiff_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->coeff = 0.025;
-  o->amp = 1;
-  o->wave = 1;
-  o->seed = 1;
-  snprintf(o->init, sizeof o->init, "bump");
-  snprintf(o->strategy, sizeof o->strategy, "auto");
-}
-
 /* splitmix64: a pure function of the cell, so every decomposition fills the same values */
 static double uniform(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -330,11 +255,34 @@ static int check_settings(tess_app *app, void *ctx) {
 }
 
 int main(int argc, char **argv) {
-  static hdiff_opts o;
-  defaults(&o);
-  tess_opt table[16];
-  const size_t nt = hdiff_settings(&o, table);
+  static hdiff_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
+  o = (hdiff_opts){
+      .coeff = 0.025, .amp = 1, .wave = 1, .seed = 1, .init = "bump", .strategy = "auto"};
+  const tess_opt opts[] = {
+      /* no range: checked by derive with the stability bound in the message */
+      TESS_OPT_ENTRY("physics.coeff", TESS_OPT_DOUBLE, &o.coeff, "coeff",
+                     "diffusion coefficient, 0 <= coeff < 1/32"),
+      TESS_OPT_STRING_ENTRY("physics.init", o.init, "init", "initial state: bump, sine or random"),
+      TESS_OPT_ENTRY("physics.amp", TESS_OPT_DOUBLE, &o.amp, "amp",
+                     "amplitude of the initial state"),
+      TESS_OPT_ENTRY("physics.wave", TESS_OPT_INT, &o.wave, "wave",
+                     "sine: periods per box along x and y", .min = 1, .max = 1 << 20),
+      TESS_OPT_ENTRY("physics.seed", TESS_OPT_INT, &o.seed, "seed", "random: seed", .min = 0,
+                     .max = 1 << 30),
+      TESS_OPT_STRING_ENTRY("run.strategy", o.strategy, "strategy",
+                            "halos of the temporaries: auto, exchange or recompute"),
+      TESS_OPT_ENTRY("run.check", TESS_OPT_BOOL, &o.check, "check",
+                     "print the sum's drift (and, sine: the error against the discrete symbol)"),
+      TESS_OPT_ENTRY("output.png", TESS_OPT_BOOL, &o.png, "png",
+                     "PNG of the slice z = nz/2 before and after the run"),
+      TESS_OPT_ENTRY("debug.footprint_check", TESS_OPT_BOOL, &o.fpcheck, "footprint-check",
+                     "rerun every kernel with undeclared cells poisoned (slow; CPU)"),
+      TESS_OPT_STRING_ENTRY(
+          "debug.fluxes", o.fluxes, "dump-fluxes",
+          "write fli and flj of the last step as raw float64 to this file (tests)"),
+  };
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4});
-  return tess_app_main(PROG, &d, table, nt, &o.png, check_settings, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, &o.png, check_settings, body, &o,
+                       argc, argv);
 }
