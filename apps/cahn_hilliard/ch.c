@@ -31,7 +31,7 @@
 
 #include "app.h"
 #include "cahn_hilliard.h"
-#include "image.h"
+#include "noise.h"
 #include "tessera.h"
 
 #define PROG    "tess-ch"
@@ -103,21 +103,13 @@ static int check_settings(const tess_app *app, ch_opts *o) {
 
 /* ---- initial state: a function of the global cell index only ---------------------------- */
 
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 static double init_value(const long g[3], int comp, void *arg) {
   (void)comp;
   const ch_opts *o = arg;
   if (o->mode_ic) return o->u0 + o->eps * cos(2 * TESS_PI * o->wave * (double)g[0] / o->n[0]);
   const uint64_t cell =
       (uint64_t)g[0] + (uint64_t)o->n[0] * ((uint64_t)g[1] + (uint64_t)o->n[1] * (uint64_t)g[2]);
-  const double r =
-      (double)(splitmix64(cell ^ splitmix64((uint64_t)o->seed)) >> 11) * 0x1.0p-53; /* [0,1) */
+  const double r = tess_noise_unit(cell ^ tess_noise_mix((uint64_t)o->seed)); /* [0,1) */
   return o->u0 + o->noise * (2 * r - 1);
 }
 
@@ -274,21 +266,14 @@ static tess_err output(void *ctx, tess_sim_t sim, long step) {
   if (!o->png) return TESS_OK;
   const tess_err e = gather(c, sim);
   if (e) return e;
-  int ok = 1;
-  if (c->root) {
-    char path[TESS_APP_PATH + 64];
-    snprintf(path, sizeof path, "%s/u_%08ld.png", c->app->s.dir, step);
-    const int z = o->n[2] / 2; /* 3D: the mid-plane */
-    const double lim = o->u > 0 ? sqrt(fmax(o->b, 1e-300) / o->u) : 1;
-    const int scale = o->n[0] < 256 ? 512 / o->n[0] : 1;
-    ok = tess_png_write_slice(path, c->buf + (size_t)z * o->n[0] * o->n[1], o->n[0], o->n[1], -lim,
-                              lim, scale > 0 ? scale : 1) == 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok ? TESS_OK : TESS_ERR_IO;
+  char name[32];
+  snprintf(name, sizeof name, "u_%08ld", step);
+  const double lim = o->u > 0 ? sqrt(fmax(o->b, 1e-300) / o->u) : 1;
+  return tess_app_png(c->app, c->buf, name, lim) ? TESS_ERR_IO : TESS_OK;
 }
 
-static int run(tess_app *app, const ch_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  const ch_opts *o = ctx;
   const double hs[3] = {o->h, o->h, o->h};
   const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
   ch_run c = {.app = app, .o = o, .root = app->root, .gathered = -1};
@@ -301,9 +286,7 @@ static int run(tess_app *app, const ch_opts *o) {
   }
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
-  CALL(tess_sim_set_spacing(sim, hs));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, hs, &sim));
   CALL(build_program(sim, o, &f));
   CALL(tess_sim_setup(sim));
   tess_sim_describe(sim);
@@ -344,8 +327,6 @@ static int check(tess_app *app, void *ctx) {
   static const char *const vars[] = {"u"}; /* the loop's variables */
   return check_settings(app, o) || tess_app_check_vars(app, 1, vars);
 }
-
-static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }
 
 int main(int argc, char **argv) {
   static ch_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
@@ -404,6 +385,6 @@ int main(int argc, char **argv) {
   d.steps = 1000;
   d.every = 100;
   snprintf(d.dir, sizeof d.dir, "ch-out");
-  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check, body, &o, argc,
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check, run, &o, argc,
                        argv);
 }

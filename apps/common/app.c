@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "image.h"
 
 #define CHUNK 10 /* steps per tess_sim_run: bounds the reaction time to signals */
 
@@ -253,8 +254,22 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
 
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim) {
   tess_err e = tess_sim_create(MPI_COMM_WORLD, app->s.n, sim);
-  if (!e) e = tess_sim_set_spacing(*sim, h);
+  if (!e && h) e = tess_sim_set_spacing(*sim, h);
   return e ? e : tess_app_configure(app, *sim);
+}
+
+int tess_app_png(const tess_app *app, const double *all, const char *name, double lim) {
+  const int *n = app->s.n;
+  int ok = 1;
+  if (app->root) {
+    char path[TESS_APP_PATH + 64];
+    snprintf(path, sizeof path, "%s/%s.png", app->s.dir, name);
+    const int scale = n[0] < 256 ? 512 / n[0] : 1;
+    ok = tess_png_write_slice(path, all + (size_t)(n[2] / 2) * n[0] * n[1], n[0], n[1], -lim, lim,
+                              scale > 0 ? scale : 1) == 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : -1;
 }
 
 void tess_app_end(tess_app *app) {

@@ -137,8 +137,13 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
 /* For an app's check (before MPI, also of a dry run): output.snapshot_vars against the names
  * of the app's variables (those of its tess_app_loop); 0, or 1 after a message. */
 int tess_app_check_vars(const tess_app *app, int n, const char *const names[]);
-/* A simulation of the settings' grid with spacing h, configured by tess_app_configure. */
+/* A simulation of the settings' grid with spacing h (NULL: 1), configured by
+ * tess_app_configure. */
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
+/* The slice z = nz/2 of a field gathered to rank 0 (`all`: [nz][ny][nx] there, unused
+ * elsewhere) as <output.dir>/<name>.png, colours over [-lim, lim], grids narrower than 256 cells
+ * magnified to about 512 pixels. Collective: 0 on every rank, or -1 after rank 0's message. */
+int tess_app_png(const tess_app *app, const double *all, const char *name, double lim);
 
 /* "name" of component comp of field (from the loop's variables), for messages. */
 const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,

@@ -27,7 +27,7 @@
 #include "app.h"
 #include "cli.h"
 #include "hdiff.h"
-#include "image.h"
+#include "noise.h"
 #include "tessera.h"
 
 #define PROG    "tess-hdiff"
@@ -41,15 +41,6 @@ typedef struct {
   const int *n;
 } hdiff_opts;
 
-/* splitmix64: a pure function of the cell, so every decomposition fills the same values */
-static double uniform(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * 0x1.0p-53 * 2 - 1;
-}
-
 static double sine_mode(const hdiff_opts *o, const long g[3]) {
   double u = o->amp * (1 + 0.125 * (double)g[2]);
   for (int i = 0; i < 2; i++)
@@ -61,9 +52,10 @@ static double init(const long g[3], int comp, void *arg) {
   (void)comp;
   const hdiff_opts *o = arg;
   if (o->init[0] == 's') return sine_mode(o, g);
-  if (o->init[0] == 'r')
-    return o->amp * uniform(((uint64_t)o->seed << 40) ^
-                            (uint64_t)(g[0] + o->n[0] * (g[1] + (long)o->n[1] * g[2])));
+  if (o->init[0] == 'r') { /* uniform in [-amp, amp) */
+    const uint64_t cell = (uint64_t)(g[0] + o->n[0] * (g[1] + (long)o->n[1] * g[2]));
+    return o->amp * (tess_noise_unit(((uint64_t)o->seed << 40) ^ cell) * 2 - 1);
+  }
   int in = 1;
   for (int i = 0; i < 2; i++)
     in &= o->n[i] == 1 || labs(2 * g[i] - o->n[i]) < o->n[i] / 4;
@@ -115,21 +107,10 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-/* The slice z = nz/2 of field f as <dir>/<name>.png (rank 0 writes). Collective. */
+/* The slice z = nz/2 of `in` as <dir>/<name>.png (rank 0 writes). Collective. */
 static int png(hdiff_run *h, tess_sim_t sim, const char *name) {
-  const hdiff_opts *o = h->o;
   if (tess_sim_gather(sim, h->u, 0, h->buf)) return -1;
-  int ok = 1;
-  if (h->root) {
-    char path[TESS_APP_PATH + 64];
-    snprintf(path, sizeof path, "%s/%s.png", h->app->s.dir, name);
-    const int scale = o->n[0] < 256 ? 512 / o->n[0] : 1;
-    const double lim = fabs(o->amp) > 0 ? fabs(o->amp) : 1;
-    ok = tess_png_write_slice(path, h->buf + (size_t)(o->n[2] / 2) * o->n[0] * o->n[1], o->n[0],
-                              o->n[1], -lim, lim, scale > 0 ? scale : 1) == 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok ? 0 : -1;
+  return tess_app_png(h->app, h->buf, name, fabs(h->o->amp) > 0 ? fabs(h->o->amp) : 1);
 }
 
 /* --check on rank 0: the sum's drift; sine: the largest error against the symbol. */
@@ -175,7 +156,9 @@ static int dump_fluxes(hdiff_run *h, tess_sim_t sim, int fli, int flj) {
 }
 
 /* 0: done; 1: failed after a message (abort); 2: bad settings, every rank knows (exit 2). */
-static int run(tess_app *app, const hdiff_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  hdiff_opts *o = ctx;
+  o->n = app->s.n;
   tess_strategy strategy = TESS_STRATEGY_AUTO;
   if (derive(app, o, &strategy, app->root)) return 2; /* checked before MPI already */
   const tess_hdiff_params prm = {o->coeff};
@@ -197,8 +180,7 @@ static int run(tess_app *app, const hdiff_opts *o) {
                                         .out = {o0},                                               \
                                         .params = p,                                               \
                                         .params_size = ps})
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, NULL, &sim));
   CALL(tess_sim_set_strategy(sim, strategy));
   CALL(tess_sim_set_footprint_check(sim, o->fpcheck));
   CALL(tess_sim_add_field(sim, "in", 1, &h.u));
@@ -240,12 +222,6 @@ done:
   return err;
 }
 
-static int body(tess_app *app, void *ctx) {
-  hdiff_opts *o = ctx;
-  o->n = app->s.n;
-  return run(app, o);
-}
-
 static int check_settings(tess_app *app, void *ctx) {
   hdiff_opts *o = ctx;
   o->n = app->s.n;
@@ -283,6 +259,6 @@ int main(int argc, char **argv) {
   };
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4});
-  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, &o.png, check_settings, body, &o,
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, &o.png, check_settings, run, &o,
                        argc, argv);
 }

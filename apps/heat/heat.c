@@ -200,9 +200,7 @@ static int run(tess_app *app, void *ctx) {
   int un, err = 1;
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
-  CALL(tess_sim_set_spacing(sim, d.h));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, d.h, &sim));
   CALL(tess_sim_add_field(sim, "u", 1, &h.u));
   CALL(tess_sim_add_field(sim, "u_new", 1, &un));
   CALL(tess_sim_add_stage(sim, &(tess_stage){.kernel = k,

@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "maxwell.h"
+#include "noise.h"
 
 typedef struct {
   double eps, mu, cfl;
@@ -18,13 +19,9 @@ typedef struct {
   const int *n;
 } mw;
 
-/* A reproducible number in [-0.5, 0.5) for global cell g and component c (splitmix64). */
+/* A reproducible number in [-0.5, 0.5) for global cell g and component c. */
 static double noise(const long g[3], int c) {
-  unsigned long long x = (unsigned long long)(((g[2] * 1000003L + g[1]) * 1000003L + g[0]) * 8 + c);
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return (double)((x ^ (x >> 31)) >> 11) / 9007199254740992.0 - 0.5;
+  return tess_noise_unit((uint64_t)(((g[2] * 1000003L + g[1]) * 1000003L + g[0]) * 8 + c)) - 0.5;
 }
 
 /* d(noise component c)/dx_a at g: the kernel's 6th-order difference, periodic, h = 1/n. */

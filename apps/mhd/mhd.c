@@ -163,7 +163,9 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-static int run(tess_app *app, mhd_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  mhd_opts *o = ctx;
+  o->n = app->s.n;
   tess_mhd_ic_kind ick;
   if (tess_mhd_ic_parse(o->ic, &ick)) return 1;
   const int *n = app->s.n;
@@ -177,9 +179,7 @@ static int run(tess_app *app, mhd_opts *o) {
 
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, n, &sim));
-  CALL(tess_sim_set_spacing(sim, o->h));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, o->h, &sim));
   CALL(tess_sim_add_field(sim, "state", TESS_MHD_NC, &m.state));
   CALL(tess_sim_add_field(sim, "state_out", TESS_MHD_NC, &out));
   tess_mhd_params p = o->p;
@@ -233,12 +233,6 @@ static int check(tess_app *app, void *ctx) {
   (void)ctx;
   static const char *const vars[] = {"lnrho", "u", "ss", "A"}; /* the loop's variables */
   return tess_app_check_vars(app, 4, vars);
-}
-
-static int body(tess_app *app, void *ctx) {
-  mhd_opts *o = ctx;
-  o->n = app->s.n;
-  return run(app, o) ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -305,6 +299,6 @@ int main(int argc, char **argv) {
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64});
   d.every = 10;
-  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check, body, &o, argc,
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check, run, &o, argc,
                        argv);
 }
