@@ -52,6 +52,7 @@ typedef struct {
   char mpi_direct[8];          /* runtime.mpi_direct */
   int profile;                 /* runtime.profile */
   int dry_run;                 /* run.dry_run: check the settings, start and write nothing */
+  const char *vars; /* not a setting: the app's variables as its loop names them ("E,H") */
 } tess_app_settings;
 
 typedef struct {
@@ -82,9 +83,11 @@ typedef struct {
 } tess_app_loop;
 
 /* The common defaults: grid n, 100 steps, no progress lines, no snapshots, no checkpoints
- * (keep 2), output in "<prog>-out", overlap mode on the CPU. Apps change what they need and
- * hand the result to tess_app_begin. */
-void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]);
+ * (keep 2), output in "<prog>-out", overlap mode on the CPU. `vars`: the names of the app's
+ * variables (those of its tess_app_loop), comma-separated: output.snapshot_vars is checked
+ * against them before MPI starts (also in a dry run). Apps change what they need and hand the
+ * result to tess_app_begin. */
+void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], const char *vars);
 /* Before MPI. Takes `defaults` (tess_app_defaults), adds the common settings and the app's
  * table to a configuration and parses argv. Returns 0: go on; 1: --help or --print-config done
  * (exit 0); 2: bad input, message printed (exit 2). The app then checks its own values and
@@ -126,7 +129,8 @@ typedef int (*tess_app_body)(tess_app *app, void *ctx);
 typedef int (*tess_app_check)(tess_app *app, void *ctx);
 /* The whole main of an app: line-buffered stdout, tess_app_begin with `defaults` and the app's
  * table, check, tess_app_start, body, tess_app_end. With run.dry_run (--dry-run) it stops after
- * the check: one line "<prog>: settings OK (dry run; nothing started or written)" on the
+ * the check (the app's, then output.snapshot_vars against the app's variables, `vars` of
+ * tess_app_defaults): one line "<prog>: settings OK (dry run; nothing started or written)" on the
  * printing rank and status 0, without MPI, StarPU or any file (bad input: 2, as always). `writes`
  * (or NULL): a setting of the app's table saying it writes files of its own (read after parsing:
  * the output directory is then checked writable). Returns main's exit status (0, or 2 for bad
@@ -134,9 +138,6 @@ typedef int (*tess_app_check)(tess_app *app, void *ctx);
 int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
                   size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
                   void *ctx, int argc, char **argv);
-/* For an app's check (before MPI, also of a dry run): output.snapshot_vars against the names
- * of the app's variables (those of its tess_app_loop); 0, or 1 after a message. */
-int tess_app_check_vars(const tess_app *app, int n, const char *const names[]);
 /* A simulation of the settings' grid with spacing h (NULL: 1), configured by
  * tess_app_configure. */
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
