@@ -31,7 +31,7 @@
 
 #include "app.h"
 #include "cahn_hilliard.h"
-#include "image.h"
+#include "noise.h"
 #include "tessera.h"
 
 #define PROG    "tess-ch"
@@ -52,72 +52,6 @@ typedef struct {
   const int *n;                 /* the grid (app settings) */
 } ch_opts;
 
-#define DBL(k, var, fl, h, ...)                                                                    \
-  { .key = k, .type = TESS_OPT_DOUBLE, .ptr = &o->var, .flag = fl, .help = h, __VA_ARGS__ }
-#define STR(k, var, fl, h, ch)                                                                     \
-  {                                                                                                \
-    .key = k, .type = TESS_OPT_STRING, .ptr = o->var, .size = sizeof o->var, .flag = fl,           \
-    .help = h, .choices = ch                                                                       \
-  }
-
-/* The app's settings; pointers into *o, so o must outlive the configuration. M, K and the
- * noise are checked by check_settings, which says why a value is refused. */
-static size_t ch_settings(ch_opts *o, tess_opt *t) {
-  const tess_opt opts[] = {
-      DBL("physics.m", m, "m", "mobility M (> 0)"),
-      DBL("physics.b", b, "b", "B of the free energy -B/2 u^2 + U/4 u^4 + K/2 |grad u|^2"),
-      DBL("physics.u", u, "u", "U of the free energy", .min = 0, .max = HUGE_VAL),
-      DBL("physics.k", k, "k", "gradient-energy coefficient K (> 0)"),
-      STR("init.ic", ic, "init",
-          "noise: u0 + noise * uniform(-1,1); mode: u0 + eps cos(2 pi wave x/nx)", "noise|mode"),
-      DBL("init.u0", u0, "u0", "mean concentration"),
-      DBL("init.noise", noise, "noise", "amplitude of the initial noise (>= 0)"),
-      {.key = "init.seed",
-       .type = TESS_OPT_LONG,
-       .ptr = &o->seed,
-       .flag = "seed",
-       .help = "noise seed; the field depends on the global cell only",
-       .min = 0,
-       .max = 9.2e18},
-      {.key = "init.wave",
-       .type = TESS_OPT_INT,
-       .ptr = &o->wave,
-       .flag = "wave",
-       .help = "ic = mode: periods of the cosine across x"},
-      DBL("init.eps", eps, "eps", "ic = mode: amplitude of the cosine"),
-      STR("run.scheme", scheme, "scheme", "forward Euler or Heun's 2nd-order method", "euler|heun"),
-      STR("run.variant", variant, "variant",
-          "composed: mu stage + update (radius 1); fused: one radius-2 stage", "composed|fused"),
-      DBL("run.dt", dt, "dt", "time step (0: run.cfl times the stability limit)", .min = 0,
-          .max = HUGE_VAL),
-      DBL("run.cfl", cfl, "cfl", "time step as a fraction of the stability limit (run.dt = 0)",
-          .min = 0, .max = 1, .open = TESS_OPT_OPEN_MIN),
-      DBL("grid.h", h, "h", "grid spacing", .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN),
-      {.key = "output.png",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->png,
-       .flag = "png",
-       .help = "a PNG of u (3D: the plane z = nz/2) with every snapshot"},
-  };
-  memcpy(t, opts, sizeof opts);
-  return sizeof opts / sizeof opts[0];
-}
-
-static void defaults(ch_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->m = o->b = o->u = o->k = 1;
-  strcpy(o->ic, "noise");
-  o->noise = 0.1;
-  o->seed = 1;
-  o->wave = 4;
-  o->eps = 1e-6;
-  strcpy(o->scheme, "euler");
-  strcpy(o->variant, "composed");
-  o->cfl = 0.5;
-  o->h = 1;
-  o->png = 1;
-}
-
 /* "tess-ch: <key> = <value> (from <source>) <why>" on one rank; -1. */
 static int refuse(const tess_app *app, const char *key, double v, const char *why) {
   if (tess_app_prints())
@@ -127,7 +61,9 @@ static int refuse(const tess_app *app, const char *key, double v, const char *wh
 }
 
 /* The checks the option table cannot express, and the time step: 0, or -1 after a message. */
-static int check_settings(const tess_app *app, ch_opts *o) {
+static int check_settings(tess_app *app, void *ctx) {
+  ch_opts *o = ctx;
+  o->n = app->s.n;
   if (!(o->m > 0)) return refuse(app, "physics.m", o->m, "is invalid: the mobility must be > 0");
   if (!(o->k > 0))
     return refuse(app, "physics.k", o->k,
@@ -169,21 +105,13 @@ static int check_settings(const tess_app *app, ch_opts *o) {
 
 /* ---- initial state: a function of the global cell index only ---------------------------- */
 
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 static double init_value(const long g[3], int comp, void *arg) {
   (void)comp;
   const ch_opts *o = arg;
   if (o->mode_ic) return o->u0 + o->eps * cos(2 * TESS_PI * o->wave * (double)g[0] / o->n[0]);
   const uint64_t cell =
       (uint64_t)g[0] + (uint64_t)o->n[0] * ((uint64_t)g[1] + (uint64_t)o->n[1] * (uint64_t)g[2]);
-  const double r =
-      (double)(splitmix64(cell ^ splitmix64((uint64_t)o->seed)) >> 11) * 0x1.0p-53; /* [0,1) */
+  const double r = tess_noise_unit(cell ^ tess_noise_mix((uint64_t)o->seed)); /* [0,1) */
   return o->u0 + o->noise * (2 * r - 1);
 }
 
@@ -340,21 +268,14 @@ static tess_err output(void *ctx, tess_sim_t sim, long step) {
   if (!o->png) return TESS_OK;
   const tess_err e = gather(c, sim);
   if (e) return e;
-  int ok = 1;
-  if (c->root) {
-    char path[TESS_APP_PATH + 64];
-    snprintf(path, sizeof path, "%s/u_%08ld.png", c->app->s.dir, step);
-    const int z = o->n[2] / 2; /* 3D: the mid-plane */
-    const double lim = o->u > 0 ? sqrt(fmax(o->b, 1e-300) / o->u) : 1;
-    const int scale = o->n[0] < 256 ? 512 / o->n[0] : 1;
-    ok = tess_png_write_slice(path, c->buf + (size_t)z * o->n[0] * o->n[1], o->n[0], o->n[1], -lim,
-                              lim, scale > 0 ? scale : 1) == 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok ? TESS_OK : TESS_ERR_IO;
+  char name[32];
+  snprintf(name, sizeof name, "u_%08ld", step);
+  const double lim = o->u > 0 ? sqrt(fmax(o->b, 1e-300) / o->u) : 1;
+  return tess_app_png(c->app, c->buf, name, lim) ? TESS_ERR_IO : TESS_OK;
 }
 
-static int run(tess_app *app, const ch_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  const ch_opts *o = ctx;
   const double hs[3] = {o->h, o->h, o->h};
   const size_t cells = (size_t)o->n[0] * o->n[1] * o->n[2];
   ch_run c = {.app = app, .o = o, .root = app->root, .gathered = -1};
@@ -367,9 +288,7 @@ static int run(tess_app *app, const ch_opts *o) {
   }
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
-  CALL(tess_sim_set_spacing(sim, hs));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, hs, &sim));
   CALL(build_program(sim, o, &f));
   CALL(tess_sim_setup(sim));
   tess_sim_describe(sim);
@@ -404,24 +323,63 @@ done:
   return err;
 }
 
-static int check(tess_app *app, void *ctx) {
-  ch_opts *o = ctx;
-  o->n = app->s.n;
-  static const char *const vars[] = {"u"}; /* the loop's variables */
-  return check_settings(app, o) || tess_app_check_vars(app, 1, vars);
-}
-
-static int body(tess_app *app, void *ctx) { return run(app, ctx) ? 1 : 0; }
-
 int main(int argc, char **argv) {
-  static ch_opts o;
-  defaults(&o);
-  tess_opt table[32];
-  const size_t nt = ch_settings(&o, table);
+  static ch_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
+  o = (ch_opts){.m = 1,
+                .b = 1,
+                .u = 1,
+                .k = 1,
+                .ic = "noise",
+                .noise = 0.1,
+                .seed = 1,
+                .wave = 4,
+                .eps = 1e-6,
+                .scheme = "euler",
+                .variant = "composed",
+                .cfl = 0.5,
+                .h = 1,
+                .png = 1};
+  /* M, K and the noise are checked by check_settings, which says why a value is refused. */
+  const tess_opt opts[] = {
+      TESS_OPT_ENTRY("physics.m", TESS_OPT_DOUBLE, &o.m, "m", "mobility M (> 0)"),
+      TESS_OPT_ENTRY("physics.b", TESS_OPT_DOUBLE, &o.b, "b",
+                     "B of the free energy -B/2 u^2 + U/4 u^4 + K/2 |grad u|^2"),
+      TESS_OPT_ENTRY("physics.u", TESS_OPT_DOUBLE, &o.u, "u", "U of the free energy",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.k", TESS_OPT_DOUBLE, &o.k, "k",
+                     "gradient-energy coefficient K (> 0)"),
+      TESS_OPT_STRING_ENTRY("init.ic", o.ic, "init",
+                            "noise: u0 + noise * uniform(-1,1); mode: u0 + eps cos(2 pi wave x/nx)",
+                            .choices = "noise|mode"),
+      TESS_OPT_ENTRY("init.u0", TESS_OPT_DOUBLE, &o.u0, "u0", "mean concentration"),
+      TESS_OPT_ENTRY("init.noise", TESS_OPT_DOUBLE, &o.noise, "noise",
+                     "amplitude of the initial noise (>= 0)"),
+      TESS_OPT_ENTRY("init.seed", TESS_OPT_LONG, &o.seed, "seed",
+                     "noise seed; the field depends on the global cell only", .min = 0,
+                     .max = 9.2e18),
+      TESS_OPT_ENTRY("init.wave", TESS_OPT_INT, &o.wave, "wave",
+                     "ic = mode: periods of the cosine across x"),
+      TESS_OPT_ENTRY("init.eps", TESS_OPT_DOUBLE, &o.eps, "eps",
+                     "ic = mode: amplitude of the cosine"),
+      TESS_OPT_STRING_ENTRY("run.scheme", o.scheme, "scheme",
+                            "forward Euler or Heun's 2nd-order method", .choices = "euler|heun"),
+      TESS_OPT_STRING_ENTRY("run.variant", o.variant, "variant",
+                            "composed: mu stage + update (radius 1); fused: one radius-2 stage",
+                            .choices = "composed|fused"),
+      TESS_OPT_ENTRY("run.dt", TESS_OPT_DOUBLE, &o.dt, "dt",
+                     "time step (0: run.cfl times the stability limit)", TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("run.cfl", TESS_OPT_DOUBLE, &o.cfl, "cfl",
+                     "time step as a fraction of the stability limit (run.dt = 0)", .min = 0,
+                     .max = 1, .open = TESS_OPT_OPEN_MIN),
+      TESS_OPT_ENTRY("grid.h", TESS_OPT_DOUBLE, &o.h, "h", "grid spacing", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("output.png", TESS_OPT_BOOL, &o.png, "png",
+                     "a PNG of u (3D: the plane z = nz/2) with every snapshot"),
+  };
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, (const int[3]){256, 256, 1});
+  tess_app_defaults(&d, PROG, (const int[3]){256, 256, 1}, "u");
   d.steps = 1000;
   d.every = 100;
   snprintf(d.dir, sizeof d.dir, "ch-out");
-  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check_settings, run, &o,
+                       argc, argv);
 }

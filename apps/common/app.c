@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "image.h"
 
 #define CHUNK 10 /* steps per tess_sim_run: bounds the reaction time to signals */
 
@@ -112,8 +113,9 @@ int tess_app_refuse(tess_app *app) {
   return 2;
 }
 
-void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]) {
+void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], const char *vars) {
   memset(s, 0, sizeof *s);
+  s->vars = vars;
   for (int i = 0; i < 3; i++)
     s->n[i] = n[i];
   s->steps = 100;
@@ -230,6 +232,8 @@ tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
   return TESS_OK;
 }
 
+static int check_vars(const tess_app *app);
+
 int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
                   size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
                   void *ctx, int argc, char **argv) {
@@ -238,7 +242,7 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
   tess_app app;
   const int b = tess_app_begin(&app, prog, defaults, opts, nopts, argc, argv);
   if (b) return b == 1 ? 0 : 2;
-  if (check && check(&app, ctx)) return tess_app_refuse(&app);
+  if ((check && check(&app, ctx)) || check_vars(&app)) return tess_app_refuse(&app);
   if (app.s.dry_run) {
     if (tess_app_prints()) printf("%s: settings OK (dry run; nothing started or written)\n", prog);
     tess_config_destroy(&app.cfg);
@@ -253,8 +257,22 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
 
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim) {
   tess_err e = tess_sim_create(MPI_COMM_WORLD, app->s.n, sim);
-  if (!e) e = tess_sim_set_spacing(*sim, h);
+  if (!e && h) e = tess_sim_set_spacing(*sim, h);
   return e ? e : tess_app_configure(app, *sim);
+}
+
+int tess_app_png(const tess_app *app, const double *all, const char *name, double lim) {
+  const int *n = app->s.n;
+  int ok = 1;
+  if (app->root) {
+    char path[TESS_APP_PATH + 64];
+    snprintf(path, sizeof path, "%s/%s.png", app->s.dir, name);
+    const int scale = n[0] < 256 ? 512 / n[0] : 1;
+    ok = tess_png_write_slice(path, all + (size_t)(n[2] / 2) * n[0] * n[1], n[0], n[1], -lim, lim,
+                              scale > 0 ? scale : 1) == 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? 0 : -1;
 }
 
 void tess_app_end(tess_app *app) {
@@ -365,10 +383,18 @@ static int select_names(const char *prog, const char *list, int n, const char *c
   return 0;
 }
 
-int tess_app_check_vars(const tess_app *app, int n, const char *const names[]) {
-  int sel[64], nsel;
-  return select_names(app->prog, app->s.snapshot_vars, n, names, sel, &nsel, tess_app_prints()) ? 1
-                                                                                                : 0;
+/* Before MPI: output.snapshot_vars against the app's declared variables (s.vars); 0, or -1
+ * after a message where tess_app_prints(). */
+static int check_vars(const tess_app *app) {
+  if (!app->s.vars) return 0;
+  char buf[256];
+  const char *names[64];
+  int n = 0, sel[64], nsel;
+  snprintf(buf, sizeof buf, "%s", app->s.vars);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < 64;
+       tok = strtok_r(NULL, ",", &save))
+    names[n++] = tok;
+  return select_names(app->prog, app->s.snapshot_vars, n, names, sel, &nsel, tess_app_prints());
 }
 
 /* output.snapshot_vars -> indices into loop->vars; 0 or -1 after a message on rank 0. */

@@ -22,7 +22,6 @@
 #ifndef TESS_APP_H
 #define TESS_APP_H
 
-#include <math.h>
 #include <stddef.h>
 
 #include "tessera.h"
@@ -53,6 +52,7 @@ typedef struct {
   char mpi_direct[8];          /* runtime.mpi_direct */
   int profile;                 /* runtime.profile */
   int dry_run;                 /* run.dry_run: check the settings, start and write nothing */
+  const char *vars; /* not a setting: the app's variables as its loop names them ("E,H") */
 } tess_app_settings;
 
 typedef struct {
@@ -83,9 +83,11 @@ typedef struct {
 } tess_app_loop;
 
 /* The common defaults: grid n, 100 steps, no progress lines, no snapshots, no checkpoints
- * (keep 2), output in "<prog>-out", overlap mode on the CPU. Apps change what they need and
- * hand the result to tess_app_begin. */
-void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3]);
+ * (keep 2), output in "<prog>-out", overlap mode on the CPU. `vars`: the names of the app's
+ * variables (those of its tess_app_loop), comma-separated: output.snapshot_vars is checked
+ * against them before MPI starts (also in a dry run). Apps change what they need and hand the
+ * result to tess_app_begin. */
+void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], const char *vars);
 /* Before MPI. Takes `defaults` (tess_app_defaults), adds the common settings and the app's
  * table to a configuration and parses argv. Returns 0: go on; 1: --help or --print-config done
  * (exit 0); 2: bad input, message printed (exit 2). The app then checks its own values and
@@ -118,19 +120,6 @@ void tess_app_fail(tess_app *app);
 /* Finalizes and frees. */
 void tess_app_end(tess_app *app);
 
-/* One setting of an app's table (tessera_config.h): key, type, a pointer to the value, the flag,
- * the help line, then any of .min/.max/.open/.choices. Strings: TESS_APP_STR (a char array). */
-#define TESS_APP_OPT(k, t, p, fl, h, ...)                                                          \
-  { .key = k, .type = t, .ptr = p, .flag = fl, .help = h, __VA_ARGS__ }
-#define TESS_APP_STR(k, buf, fl, h, ...)                                                           \
-  {                                                                                                \
-    .key = k, .type = TESS_OPT_STRING, .ptr = buf, .size = sizeof buf, .flag = fl, .help = h,      \
-    __VA_ARGS__                                                                                    \
-  }
-
-/* A positive number's range (0, inf), for TESS_APP_OPT. */
-#define TESS_APP_POS .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
-
 /* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
  * message (tess_app_fail: a clean end when every rank knows, else the job is aborted); 2: bad
  * settings that every rank found alike (exit 2). */
@@ -140,7 +129,8 @@ typedef int (*tess_app_body)(tess_app *app, void *ctx);
 typedef int (*tess_app_check)(tess_app *app, void *ctx);
 /* The whole main of an app: line-buffered stdout, tess_app_begin with `defaults` and the app's
  * table, check, tess_app_start, body, tess_app_end. With run.dry_run (--dry-run) it stops after
- * the check: one line "<prog>: settings OK (dry run; nothing started or written)" on the
+ * the check (the app's, then output.snapshot_vars against the app's variables, `vars` of
+ * tess_app_defaults): one line "<prog>: settings OK (dry run; nothing started or written)" on the
  * printing rank and status 0, without MPI, StarPU or any file (bad input: 2, as always). `writes`
  * (or NULL): a setting of the app's table saying it writes files of its own (read after parsing:
  * the output directory is then checked writable). Returns main's exit status (0, or 2 for bad
@@ -148,11 +138,13 @@ typedef int (*tess_app_check)(tess_app *app, void *ctx);
 int tess_app_main(const char *prog, const tess_app_settings *defaults, const tess_opt *opts,
                   size_t nopts, const int *writes, tess_app_check check, tess_app_body body,
                   void *ctx, int argc, char **argv);
-/* For an app's check (before MPI, also of a dry run): output.snapshot_vars against the names
- * of the app's variables (those of its tess_app_loop); 0, or 1 after a message. */
-int tess_app_check_vars(const tess_app *app, int n, const char *const names[]);
-/* A simulation of the settings' grid with spacing h, configured by tess_app_configure. */
+/* A simulation of the settings' grid with spacing h (NULL: 1), configured by
+ * tess_app_configure. */
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
+/* The slice z = nz/2 of a field gathered to rank 0 (`all`: [nz][ny][nx] there, unused
+ * elsewhere) as <output.dir>/<name>.png, colours over [-lim, lim], grids narrower than 256 cells
+ * magnified to about 512 pixels. Collective: 0 on every rank, or -1 after rank 0's message. */
+int tess_app_png(const tess_app *app, const double *all, const char *name, double lim);
 
 /* "name" of component comp of field (from the loop's variables), for messages. */
 const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,

@@ -27,7 +27,7 @@
 #include "app.h"
 #include "cli.h"
 #include "hdiff.h"
-#include "image.h"
+#include "noise.h"
 #include "tessera.h"
 
 #define PROG    "tess-hdiff"
@@ -42,97 +42,6 @@ typedef struct {
   const int *n;
 } hdiff_opts;
 
-static size_t hdiff_settings(hdiff_opts *o, tess_opt *t) {
-  const tess_opt opts[] = {
-      /* no range: checked below with the stability bound in the message */
-      {.key = "physics.coeff",
-       .type = TESS_OPT_DOUBLE,
-       .ptr = &o->coeff,
-       .flag = "coeff",
-       .help = "diffusion coefficient, 0 <= coeff < 1/32"},
-      {.key = "physics.init",
-       .type = TESS_OPT_STRING,
-       .ptr = o->init,
-       .size = sizeof o->init,
-       .flag = "init",
-       .help = "initial state: bump, sine or random"},
-      {.key = "physics.amp",
-       .type = TESS_OPT_DOUBLE,
-       .ptr = &o->amp,
-       .flag = "amp",
-       .help = "amplitude of the initial state"},
-      {.key = "physics.wave",
-       .type = TESS_OPT_INT,
-       .ptr = &o->wave,
-       .flag = "wave",
-       .help = "sine: periods per box along x and y",
-       .min = 1,
-       .max = 1 << 20},
-      {.key = "physics.seed",
-       .type = TESS_OPT_INT,
-       .ptr = &o->seed,
-       .flag = "seed",
-       .help = "random: seed",
-       .min = 0,
-       .max = 1 << 30},
-      {.key = "run.strategy",
-       .type = TESS_OPT_STRING,
-       .ptr = o->strategy,
-       .size = sizeof o->strategy,
-       .flag = "strategy",
-       .help = "halos of the temporaries: auto, exchange or recompute"},
-      {.key = "run.machine",
-       .type = TESS_OPT_STRING,
-       .ptr = o->machine,
-       .size = sizeof o->machine,
-       .flag = "machine",
-       .help = "auto's cost model: figures to use instead of StarPU's measures, key=value,... "
-               "(keys " TESS_MACHINE_KEYS "; us and GB/s)"},
-      {.key = "run.check",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->check,
-       .flag = "check",
-       .help = "print the sum's drift (and, sine: the error against the discrete symbol)"},
-      {.key = "output.png",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->png,
-       .flag = "png",
-       .help = "PNG of the slice z = nz/2 before and after the run"},
-      {.key = "debug.footprint_check",
-       .type = TESS_OPT_BOOL,
-       .ptr = &o->fpcheck,
-       .flag = "footprint-check",
-       .help = "rerun every kernel with undeclared cells poisoned (slow; CPU)"},
-      {.key = "debug.fluxes",
-       .type = TESS_OPT_STRING,
-       .ptr = o->fluxes,
-       .size = sizeof o->fluxes,
-       .flag = "dump-fluxes",
-       .help = "write fli and flj of the last step as raw float64 to this file (tests)"},
-  };
-  memcpy(t, opts, sizeof opts);
-  return sizeof opts / sizeof opts[0];
-}
-
-static void defaults(hdiff_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->coeff = 0.025;
-  o->amp = 1;
-  o->wave = 1;
-  o->seed = 1;
-  snprintf(o->init, sizeof o->init, "bump");
-  snprintf(o->strategy, sizeof o->strategy, "auto");
-}
-
-/* splitmix64: a pure function of the cell, so every decomposition fills the same values */
-static double uniform(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * 0x1.0p-53 * 2 - 1;
-}
-
 static double sine_mode(const hdiff_opts *o, const long g[3]) {
   double u = o->amp * (1 + 0.125 * (double)g[2]);
   for (int i = 0; i < 2; i++)
@@ -144,9 +53,10 @@ static double init(const long g[3], int comp, void *arg) {
   (void)comp;
   const hdiff_opts *o = arg;
   if (o->init[0] == 's') return sine_mode(o, g);
-  if (o->init[0] == 'r')
-    return o->amp * uniform(((uint64_t)o->seed << 40) ^
-                            (uint64_t)(g[0] + o->n[0] * (g[1] + (long)o->n[1] * g[2])));
+  if (o->init[0] == 'r') { /* uniform in [-amp, amp) */
+    const uint64_t cell = (uint64_t)(g[0] + o->n[0] * (g[1] + (long)o->n[1] * g[2]));
+    return o->amp * (tess_noise_unit(((uint64_t)o->seed << 40) ^ cell) * 2 - 1);
+  }
   int in = 1;
   for (int i = 0; i < 2; i++)
     in &= o->n[i] == 1 || labs(2 * g[i] - o->n[i]) < o->n[i] / 4;
@@ -205,21 +115,10 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-/* The slice z = nz/2 of field f as <dir>/<name>.png (rank 0 writes). Collective. */
+/* The slice z = nz/2 of `in` as <dir>/<name>.png (rank 0 writes). Collective. */
 static int png(hdiff_run *h, tess_sim_t sim, const char *name) {
-  const hdiff_opts *o = h->o;
   if (tess_sim_gather(sim, h->u, 0, h->buf)) return -1;
-  int ok = 1;
-  if (h->root) {
-    char path[TESS_APP_PATH + 64];
-    snprintf(path, sizeof path, "%s/%s.png", h->app->s.dir, name);
-    const int scale = o->n[0] < 256 ? 512 / o->n[0] : 1;
-    const double lim = fabs(o->amp) > 0 ? fabs(o->amp) : 1;
-    ok = tess_png_write_slice(path, h->buf + (size_t)(o->n[2] / 2) * o->n[0] * o->n[1], o->n[0],
-                              o->n[1], -lim, lim, scale > 0 ? scale : 1) == 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return ok ? 0 : -1;
+  return tess_app_png(h->app, h->buf, name, fabs(h->o->amp) > 0 ? fabs(h->o->amp) : 1);
 }
 
 /* --check on rank 0: the sum's drift; sine: the largest error against the symbol. */
@@ -265,7 +164,9 @@ static int dump_fluxes(hdiff_run *h, tess_sim_t sim, int fli, int flj) {
 }
 
 /* 0: done; 1: failed after a message (abort); 2: bad settings, every rank knows (exit 2). */
-static int run(tess_app *app, const hdiff_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  hdiff_opts *o = ctx;
+  o->n = app->s.n;
   tess_strategy strategy = TESS_STRATEGY_AUTO;
   if (derive(app, o, &strategy, app->root)) return 2; /* checked before MPI already */
   const tess_hdiff_params prm = {o->coeff};
@@ -287,8 +188,7 @@ static int run(tess_app *app, const hdiff_opts *o) {
                                         .out = {o0},                                               \
                                         .params = p,                                               \
                                         .params_size = ps})
-  CALL(tess_sim_create(MPI_COMM_WORLD, o->n, &sim));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, NULL, &sim));
   CALL(tess_sim_set_strategy(sim, strategy));
   tess_machine machine;
   char why[200];
@@ -334,26 +234,45 @@ done:
   return err;
 }
 
-static int body(tess_app *app, void *ctx) {
-  hdiff_opts *o = ctx;
-  o->n = app->s.n;
-  return run(app, o);
-}
-
 static int check_settings(tess_app *app, void *ctx) {
   hdiff_opts *o = ctx;
   o->n = app->s.n;
   tess_strategy st;
-  static const char *const vars[] = {"in"}; /* the loop's variables */
-  return derive(app, o, &st, tess_app_prints()) || tess_app_check_vars(app, 1, vars) ? 1 : 0;
+  return derive(app, o, &st, tess_app_prints()) ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
-  static hdiff_opts o;
-  defaults(&o);
-  tess_opt table[16];
-  const size_t nt = hdiff_settings(&o, table);
+  static hdiff_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
+  o = (hdiff_opts){
+      .coeff = 0.025, .amp = 1, .wave = 1, .seed = 1, .init = "bump", .strategy = "auto"};
+  const tess_opt opts[] = {
+      /* no range: checked by derive with the stability bound in the message */
+      TESS_OPT_ENTRY("physics.coeff", TESS_OPT_DOUBLE, &o.coeff, "coeff",
+                     "diffusion coefficient, 0 <= coeff < 1/32"),
+      TESS_OPT_STRING_ENTRY("physics.init", o.init, "init", "initial state: bump, sine or random"),
+      TESS_OPT_ENTRY("physics.amp", TESS_OPT_DOUBLE, &o.amp, "amp",
+                     "amplitude of the initial state"),
+      TESS_OPT_ENTRY("physics.wave", TESS_OPT_INT, &o.wave, "wave",
+                     "sine: periods per box along x and y", .min = 1, .max = 1 << 20),
+      TESS_OPT_ENTRY("physics.seed", TESS_OPT_INT, &o.seed, "seed", "random: seed", .min = 0,
+                     .max = 1 << 30),
+      TESS_OPT_STRING_ENTRY("run.strategy", o.strategy, "strategy",
+                            "halos of the temporaries: auto, exchange or recompute"),
+      TESS_OPT_STRING_ENTRY("run.machine", o.machine, "machine",
+                            "auto's cost model: figures to use instead of StarPU's measures, "
+                            "key=value,... (keys " TESS_MACHINE_KEYS "; us and GB/s)"),
+      TESS_OPT_ENTRY("run.check", TESS_OPT_BOOL, &o.check, "check",
+                     "print the sum's drift (and, sine: the error against the discrete symbol)"),
+      TESS_OPT_ENTRY("output.png", TESS_OPT_BOOL, &o.png, "png",
+                     "PNG of the slice z = nz/2 before and after the run"),
+      TESS_OPT_ENTRY("debug.footprint_check", TESS_OPT_BOOL, &o.fpcheck, "footprint-check",
+                     "rerun every kernel with undeclared cells poisoned (slow; CPU)"),
+      TESS_OPT_STRING_ENTRY(
+          "debug.fluxes", o.fluxes, "dump-fluxes",
+          "write fli and flj of the last step as raw float64 to this file (tests)"),
+  };
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4});
-  return tess_app_main(PROG, &d, table, nt, &o.png, check_settings, body, &o, argc, argv);
+  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 4}, "in");
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, &o.png, check_settings, run, &o,
+                       argc, argv);
 }

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "app.h"
 #include "mhd_program.h"
@@ -29,93 +28,6 @@ typedef struct {
   tess_mhd_ic ic_opts; /* amp, mode, backgrounds */
   const int *n;        /* the grid (app settings) */
 } mhd_opts;
-
-#define DBL(k, var, fl, h, ...)                                                                    \
-  { .key = k, .type = TESS_OPT_DOUBLE, .ptr = &o->var, .flag = fl, .help = h, __VA_ARGS__ }
-#define POS    .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
-#define NONNEG .min = 0, .max = HUGE_VAL
-
-/* The app's settings; pointers into *o, so o must outlive the configuration. */
-static size_t mhd_settings(mhd_opts *o, tess_opt *t) {
-  const tess_opt opts[] = {
-      {.key = "grid.spacing",
-       .type = TESS_OPT_DOUBLES3,
-       .ptr = o->h,
-       .flag = "spacing",
-       .help = "cell size dx,dy,dz (Astaroth: 2 pi / 128)",
-       POS},
-      DBL("physics.nu", p.nu, NULL, "kinematic viscosity", NONNEG),
-      DBL("physics.zeta", p.zeta, NULL, "bulk viscosity", NONNEG),
-      DBL("physics.eta", p.eta, NULL, "magnetic diffusivity", NONNEG),
-      DBL("physics.mu0", p.mu0, NULL, "vacuum permeability", POS),
-      DBL("physics.cs0", p.cs0, NULL, "sound speed at s = 0, ln rho = lnrho0", POS),
-      DBL("physics.cp", p.cp, NULL, "heat capacity at constant pressure", POS),
-      DBL("physics.gamma", p.gamma, NULL, "adiabatic index cp/cv", .min = 1, .max = HUGE_VAL),
-      DBL("physics.lnt0", p.lnT0, NULL, "ln T at s = 0, ln rho = lnrho0"),
-      DBL("physics.lnrho0", p.lnrho0, NULL, "reference ln rho of the equation of state"),
-      DBL("physics.conductivity", p.K, NULL, "heat conductivity of div(K grad T)", NONNEG),
-      DBL("physics.heating", p.heating, NULL, "net heating H - C per unit volume"),
-      {.key = "physics.b_ext",
-       .type = TESS_OPT_DOUBLES3,
-       .ptr = o->p.B_ext,
-       .help = "imposed uniform field (B = curl A + B_ext)"},
-      DBL("physics.force_amp", p.force_amp, NULL, "Kolmogorov forcing amplitude (0: off)", NONNEG),
-      {.key = "physics.force_k",
-       .type = TESS_OPT_INT,
-       .ptr = &o->p.force_k,
-       .help = "forcing wave number (periods across x)",
-       .min = 1,
-       .max = 1 << 20},
-      {.key = "init.ic",
-       .type = TESS_OPT_STRING,
-       .ptr = o->ic,
-       .size = sizeof o->ic,
-       .help = "initial condition",
-       .choices = "random|sound|alfven|abc"},
-      {.key = "init.seed",
-       .type = TESS_OPT_LONG,
-       .ptr = &o->seed,
-       .help = "random IC seed",
-       .min = 0,
-       .max = 9.2e18},
-      DBL("init.amp", ic_opts.amp, NULL, "wave amplitude"),
-      {.key = "init.mode",
-       .type = TESS_OPT_INT,
-       .ptr = &o->ic_opts.mode,
-       .help = "wave periods across the box",
-       .min = 1,
-       .max = 1 << 20},
-      DBL("init.lnrho_bg", ic_opts.lnrho_bg, NULL, "background ln rho"),
-      DBL("init.ss_bg", ic_opts.ss_bg, NULL, "background entropy"),
-      DBL("run.dt", dt, "dt", "fixed time step (0: CFL-limited)", NONNEG),
-      DBL("run.cdt", cdt, NULL, "advective Courant factor", POS),
-      DBL("run.cdtv", cdtv, NULL, "diffusive Courant factor", POS),
-      {.key = "run.cfl_every",
-       .type = TESS_OPT_INT,
-       .ptr = &o->cfl_every,
-       .help = "CFL time step recomputed every N steps",
-       .min = 1,
-       .max = 1e9},
-  };
-  memcpy(t, opts, sizeof opts);
-  return sizeof opts / sizeof opts[0];
-}
-
-static void defaults(mhd_opts *o) {
-  memset(o, 0, sizeof *o);
-  const tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
-  o->p = p;
-  for (int i = 0; i < 3; i++)
-    o->h[i] = 2 * 3.14159265358979323846 / 128; /* Astaroth's dsx = 0.0490873852 */
-  o->cdt = TESS_MHD_CDT;
-  o->cdtv = TESS_MHD_CDTV;
-  o->cfl_every = 10;
-  strcpy(o->ic, "sound");
-  o->seed = 1;
-  o->ic_opts.amp = 1e-3;
-  o->ic_opts.mode = 1;
-  o->ic_opts.lnrho_bg = o->p.lnrho0;
-}
 
 /* ---- diagnostics on rank 0 ------------------------------------------------------------------ */
 
@@ -251,7 +163,9 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-static int run(tess_app *app, mhd_opts *o) {
+static int run(tess_app *app, void *ctx) {
+  mhd_opts *o = ctx;
+  o->n = app->s.n;
   tess_mhd_ic_kind ick;
   if (tess_mhd_ic_parse(o->ic, &ick)) return 1;
   const int *n = app->s.n;
@@ -265,9 +179,7 @@ static int run(tess_app *app, mhd_opts *o) {
 
 #define CALL(x)                                                                                    \
   if ((x)) goto done
-  CALL(tess_sim_create(MPI_COMM_WORLD, n, &sim));
-  CALL(tess_sim_set_spacing(sim, o->h));
-  CALL(tess_app_configure(app, sim));
+  CALL(tess_app_sim(app, o->h, &sim));
   CALL(tess_sim_add_field(sim, "state", TESS_MHD_NC, &m.state));
   CALL(tess_sim_add_field(sim, "state_out", TESS_MHD_NC, &out));
   tess_mhd_params p = o->p;
@@ -316,26 +228,69 @@ done:
   return err;
 }
 
-/* The settings checks before MPI starts (also of a dry run); the table checks the rest. */
-static int check(tess_app *app, void *ctx) {
-  (void)ctx;
-  static const char *const vars[] = {"lnrho", "u", "ss", "A"}; /* the loop's variables */
-  return tess_app_check_vars(app, 4, vars);
-}
-
-static int body(tess_app *app, void *ctx) {
-  mhd_opts *o = ctx;
-  o->n = app->s.n;
-  return run(app, o) ? 1 : 0;
-}
-
 int main(int argc, char **argv) {
-  static mhd_opts o;
-  defaults(&o);
-  tess_opt table[64];
-  const size_t nt = mhd_settings(&o, table);
+  static mhd_opts o; /* the defaults, set on every call (the fuzzer calls main repeatedly) */
+  const double h = 2 * 3.14159265358979323846 / 128; /* Astaroth's dsx = 0.0490873852 */
+  o = (mhd_opts){.cdt = TESS_MHD_CDT,
+                 .cdtv = TESS_MHD_CDTV,
+                 .cfl_every = 10,
+                 .ic = "sound",
+                 .seed = 1,
+                 .h = {h, h, h}};
+  o.p = (tess_mhd_params)TESS_MHD_PARAMS_DEFAULT;
+  o.ic_opts = (tess_mhd_ic){.amp = 1e-3, .mode = 1, .lnrho_bg = o.p.lnrho0};
+  const tess_opt opts[] = {
+      TESS_OPT_ENTRY("grid.spacing", TESS_OPT_DOUBLES3, o.h, "spacing",
+                     "cell size dx,dy,dz (Astaroth: 2 pi / 128)", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("physics.nu", TESS_OPT_DOUBLE, &o.p.nu, NULL, "kinematic viscosity",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.zeta", TESS_OPT_DOUBLE, &o.p.zeta, NULL, "bulk viscosity",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.eta", TESS_OPT_DOUBLE, &o.p.eta, NULL, "magnetic diffusivity",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.mu0", TESS_OPT_DOUBLE, &o.p.mu0, NULL, "vacuum permeability",
+                     TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("physics.cs0", TESS_OPT_DOUBLE, &o.p.cs0, NULL,
+                     "sound speed at s = 0, ln rho = lnrho0", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("physics.cp", TESS_OPT_DOUBLE, &o.p.cp, NULL,
+                     "heat capacity at constant pressure", TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("physics.gamma", TESS_OPT_DOUBLE, &o.p.gamma, NULL, "adiabatic index cp/cv",
+                     .min = 1, .max = HUGE_VAL),
+      TESS_OPT_ENTRY("physics.lnt0", TESS_OPT_DOUBLE, &o.p.lnT0, NULL,
+                     "ln T at s = 0, ln rho = lnrho0"),
+      TESS_OPT_ENTRY("physics.lnrho0", TESS_OPT_DOUBLE, &o.p.lnrho0, NULL,
+                     "reference ln rho of the equation of state"),
+      TESS_OPT_ENTRY("physics.conductivity", TESS_OPT_DOUBLE, &o.p.K, NULL,
+                     "heat conductivity of div(K grad T)", TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.heating", TESS_OPT_DOUBLE, &o.p.heating, NULL,
+                     "net heating H - C per unit volume"),
+      TESS_OPT_ENTRY("physics.b_ext", TESS_OPT_DOUBLES3, o.p.B_ext, NULL,
+                     "imposed uniform field (B = curl A + B_ext)"),
+      TESS_OPT_ENTRY("physics.force_amp", TESS_OPT_DOUBLE, &o.p.force_amp, NULL,
+                     "Kolmogorov forcing amplitude (0: off)", TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("physics.force_k", TESS_OPT_INT, &o.p.force_k, NULL,
+                     "forcing wave number (periods across x)", .min = 1, .max = 1 << 20),
+      TESS_OPT_STRING_ENTRY("init.ic", o.ic, NULL, "initial condition",
+                            .choices = "random|sound|alfven|abc"),
+      TESS_OPT_ENTRY("init.seed", TESS_OPT_LONG, &o.seed, NULL, "random IC seed", .min = 0,
+                     .max = 9.2e18),
+      TESS_OPT_ENTRY("init.amp", TESS_OPT_DOUBLE, &o.ic_opts.amp, NULL, "wave amplitude"),
+      TESS_OPT_ENTRY("init.mode", TESS_OPT_INT, &o.ic_opts.mode, NULL,
+                     "wave periods across the box", .min = 1, .max = 1 << 20),
+      TESS_OPT_ENTRY("init.lnrho_bg", TESS_OPT_DOUBLE, &o.ic_opts.lnrho_bg, NULL,
+                     "background ln rho"),
+      TESS_OPT_ENTRY("init.ss_bg", TESS_OPT_DOUBLE, &o.ic_opts.ss_bg, NULL, "background entropy"),
+      TESS_OPT_ENTRY("run.dt", TESS_OPT_DOUBLE, &o.dt, "dt", "fixed time step (0: CFL-limited)",
+                     TESS_OPT_NONNEGATIVE),
+      TESS_OPT_ENTRY("run.cdt", TESS_OPT_DOUBLE, &o.cdt, NULL, "advective Courant factor",
+                     TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("run.cdtv", TESS_OPT_DOUBLE, &o.cdtv, NULL, "diffusive Courant factor",
+                     TESS_OPT_POSITIVE),
+      TESS_OPT_ENTRY("run.cfl_every", TESS_OPT_INT, &o.cfl_every, NULL,
+                     "CFL time step recomputed every N steps", .min = 1, .max = 1e9),
+  };
   tess_app_settings d;
-  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64});
+  tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64}, "lnrho,u,ss,A");
   d.every = 10;
-  return tess_app_main(PROG, &d, table, nt, NULL, check, body, &o, argc, argv);
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, NULL, run, &o, argc, argv);
 }

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "noise.h"
+
 #define TESS_MHD_TWO_PI 6.283185307179586476925286766559
 
 __attribute__((format(printf, 1, 2))) static tess_err tess_mhd_arg_error(const char *fmt, ...) {
@@ -148,21 +150,12 @@ tess_err tess_mhd_ic_check(const tess_mhd_ic *ic) {
   return TESS_OK;
 }
 
-/* splitmix64's finaliser: a bijective mix of 64 bits. */
-static uint64_t tess_mhd_mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static double tess_mhd_uniform(unsigned long seed, const long g[3], int comp) {
-  uint64_t z = tess_mhd_mix((uint64_t)seed);
-  z = tess_mhd_mix(z ^ (uint64_t)g[0]);
-  z = tess_mhd_mix(z ^ (uint64_t)g[1]);
-  z = tess_mhd_mix(z ^ (uint64_t)g[2]);
-  z = tess_mhd_mix(z ^ (uint64_t)comp);
-  return (double)(z >> 11) * 0x1.0p-53; /* 53 random bits: [0, 1) */
+  uint64_t z = tess_noise_mix((uint64_t)seed);
+  z = tess_noise_mix(z ^ (uint64_t)g[0]);
+  z = tess_noise_mix(z ^ (uint64_t)g[1]);
+  z = tess_noise_mix(z ^ (uint64_t)g[2]);
+  return tess_noise_unit(z ^ (uint64_t)comp); /* 53 random bits: [0, 1) */
 }
 
 static double tess_mhd_k(const tess_mhd_ic *ic, int a) {

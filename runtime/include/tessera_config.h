@@ -26,10 +26,22 @@
  * the same argv and files and gets the same result; print and save on one rank. A failed
  * parse may have stored the values before the failing one; a failed tess_config_set stores
  * nothing. Not thread-safe (getopt_long's global state).
+ *
+ * A table is one setting a line with the shorthands below (key, type, variable, flag or NULL,
+ * help, then any of .min/.max/.open/.choices); the variables hold the defaults:
+ *
+ *     double kappa = 1;  int wave = 1;  char init[16] = "sine";
+ *     const tess_opt opts[] = {
+ *         TESS_OPT_ENTRY("physics.kappa", TESS_OPT_DOUBLE, &kappa, "kappa", "diffusivity",
+ *                        TESS_OPT_POSITIVE),
+ *         TESS_OPT_ENTRY("init.wave", TESS_OPT_INT, &wave, "wave", "periods", .min = 1, .max = 64),
+ *         TESS_OPT_STRING_ENTRY("init.kind", init, NULL, "initial state", .choices = "sine|bump"),
+ *     };
  */
 #ifndef TESSERA_CONFIG_H
 #define TESSERA_CONFIG_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -53,9 +65,10 @@ typedef enum {
 #define TESS_OPT_OPEN_MIN 1
 #define TESS_OPT_OPEN_MAX 2
 
-/* One setting. Use designated initialisers; the strings must outlive the tess_config_t (string
- * literals). A range is given by min < max (either may be -HUGE_VAL / HUGE_VAL); min >= max
- * (e.g. both left 0) means no range: any finite number, or any value of the integer type. */
+/* One setting. Use designated initialisers (or TESS_OPT_ENTRY below); the strings must outlive the
+ * tess_config_t (string literals). A range is given by min < max (either may be -HUGE_VAL /
+ * HUGE_VAL); min >= max (e.g. both left 0) means no range: any finite number, or any value of the
+ * integer type. */
 typedef struct {
   const char *key;     /* "section.name", both parts [a-z0-9_], 40 characters at most */
   tess_opt_type type;  /* what ptr points to (see above) */
@@ -67,6 +80,20 @@ typedef struct {
   const char *choices; /* TESS_OPT_STRING: "a|b|c" allowed values, or NULL */
   int open;            /* TESS_OPT_OPEN_MIN | TESS_OPT_OPEN_MAX: open bounds, or 0 */
 } tess_opt;
+
+/* One setting of a table: key, type, a pointer to the variable, flag (NULL: none), then the help
+ * line and any of .min/.max/.open/.choices. */
+#define TESS_OPT_ENTRY(k, t, p, fl, ...)                                                           \
+  { .key = (k), .type = (t), .ptr = (p), .flag = (fl), .help = __VA_ARGS__ }
+/* A TESS_OPT_STRING setting held in a char array `buf` (not a pointer: .size is sizeof buf). */
+#define TESS_OPT_STRING_ENTRY(k, buf, fl, ...)                                                     \
+  {                                                                                                \
+    .key = (k), .type = TESS_OPT_STRING, .ptr = (buf), .size = sizeof(buf), .flag = (fl),          \
+    .help = __VA_ARGS__                                                                            \
+  }
+/* Ranges for an entry's tail: a positive number (0, inf), a non-negative one [0, inf). */
+#define TESS_OPT_POSITIVE    .min = 0, .max = HUGE_VAL, .open = TESS_OPT_OPEN_MIN
+#define TESS_OPT_NONNEGATIVE .min = 0, .max = HUGE_VAL
 
 typedef struct tess_config_s *tess_config_t;
 
