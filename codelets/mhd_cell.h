@@ -189,15 +189,18 @@ static void TESS_MHD_FN(tess_mhd_coef_make)(const tess_region *r, TESS_MHD_T(tes
 /* First derivative from v[0..6], the values at offsets -3..3 along the axis:
  * sum_i a_i (v[+i] - v[-i]) / h. */
 TESS_MHD_HD real TESS_MHD_FN(tess_mhd_der1)(const real v[7], real ih) {
-  return (TESS_MHD_W(TESS_MHD_A1) * (v[4] - v[2]) + TESS_MHD_W(TESS_MHD_A2) * (v[5] - v[1]) +
-          TESS_MHD_W(TESS_MHD_A3) * (v[6] - v[0])) *
+  return TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_A1), v[4] - v[2],
+                      TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_A2), v[5] - v[1],
+                                   TESS_MHD_W(TESS_MHD_A3) * (v[6] - v[0]))) *
          ih;
 }
 
 /* Second derivative: (b0 v0 + sum_i b_i (v[+i] + v[-i])) / h^2. */
 TESS_MHD_HD real TESS_MHD_FN(tess_mhd_der2)(const real v[7], real ih2) {
-  return (TESS_MHD_W(TESS_MHD_B0) * v[3] + TESS_MHD_W(TESS_MHD_B1) * (v[4] + v[2]) +
-          TESS_MHD_W(TESS_MHD_B2) * (v[5] + v[1]) + TESS_MHD_W(TESS_MHD_B3) * (v[6] + v[0])) *
+  return TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_B0), v[3],
+                      TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_B1), v[4] + v[2],
+                                   TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_B2), v[5] + v[1],
+                                                TESS_MHD_W(TESS_MHD_B3) * (v[6] + v[0])))) *
          ih2;
 }
 
@@ -205,9 +208,10 @@ TESS_MHD_HD real TESS_MHD_FN(tess_mhd_der2)(const real v[7], real ih2) {
  * q[i-1] = {f(+i p), f(-i p), f(+i m), f(-i m)};
  * sum_i c_i [(f(+i p) + f(-i p)) - (f(+i m) + f(-i m))] / (h_a h_b). */
 TESS_MHD_HD real TESS_MHD_FN(tess_mhd_dermix)(const real q[3][4], real ihh) {
-  return (TESS_MHD_W(TESS_MHD_C1) * ((q[0][0] + q[0][1]) - (q[0][2] + q[0][3])) +
-          TESS_MHD_W(TESS_MHD_C2) * ((q[1][0] + q[1][1]) - (q[1][2] + q[1][3])) +
-          TESS_MHD_W(TESS_MHD_C3) * ((q[2][0] + q[2][1]) - (q[2][2] + q[2][3]))) *
+  return TESS_MHD_FMA(
+             TESS_MHD_W(TESS_MHD_C1), (q[0][0] + q[0][1]) - (q[0][2] + q[0][3]),
+             TESS_MHD_FMA(TESS_MHD_W(TESS_MHD_C2), (q[1][0] + q[1][1]) - (q[1][2] + q[1][3]),
+                          TESS_MHD_W(TESS_MHD_C3) * ((q[2][0] + q[2][1]) - (q[2][2] + q[2][3])))) *
          ihh;
 }
 
@@ -241,13 +245,13 @@ TESS_MHD_HD void TESS_MHD_FN(tess_mhd_graddiv)(const real diag[3], const real mi
 /* ---- the right-hand side -------------------------------------------------------------------- */
 
 TESS_MHD_HD real TESS_MHD_FN(tess_mhd_dot3)(const real a[3], const real b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  return TESS_MHD_FMA(a[0], b[0], TESS_MHD_FMA(a[1], b[1], a[2] * b[2]));
 }
 
 TESS_MHD_HD void TESS_MHD_FN(tess_mhd_cross3)(const real a[3], const real b[3], real out[3]) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
+  out[0] = TESS_MHD_FMA(a[1], b[2], -(a[2] * b[1]));
+  out[1] = TESS_MHD_FMA(a[2], b[0], -(a[0] * b[2]));
+  out[2] = TESS_MHD_FMA(a[0], b[1], -(a[1] * b[0]));
 }
 
 /* F at one cell (the equations of mhd.h, term by term); force_y: the y body force there (0
@@ -280,17 +284,17 @@ TESS_MHD_HD void TESS_MHD_FN(tess_mhd_rhs)(const TESS_MHD_T(tess_mhd_derivs) * d
     for (int k = 0; k < 3; k++)
       S[i][k] = TESS_MHD_K(0.5) * (grad_u[i][k] + grad_u[k][i]);
   const real two3 = TESS_MHD_W(TESS_MHD_TWO3), one3 = TESS_MHD_W(TESS_MHD_ONE3);
-  S[0][0] = two3 * grad_u[0][0] - one3 * (grad_u[1][1] + grad_u[2][2]);
-  S[1][1] = two3 * grad_u[1][1] - one3 * (grad_u[0][0] + grad_u[2][2]);
-  S[2][2] = two3 * grad_u[2][2] - one3 * (grad_u[0][0] + grad_u[1][1]);
+  S[0][0] = TESS_MHD_FMA(two3, grad_u[0][0], -(one3 * (grad_u[1][1] + grad_u[2][2])));
+  S[1][1] = TESS_MHD_FMA(two3, grad_u[1][1], -(one3 * (grad_u[0][0] + grad_u[2][2])));
+  S[2][2] = TESS_MHD_FMA(two3, grad_u[2][2], -(one3 * (grad_u[0][0] + grad_u[1][1])));
   real SS_contract = TESS_MHD_K(0.0);
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++)
-      SS_contract = SS_contract + S[i][k] * S[i][k];
+      SS_contract = TESS_MHD_FMA(S[i][k], S[i][k], SS_contract);
 
   /* Equation of state */
   const real rho = TESS_MHD_EXPR(lnrho, tab), inv_rho = TESS_MHD_RCP(rho);
-  const real eos = TESS_MHD_DIV_CP(p->gamma * ss) + p->gm1 * (lnrho - p->lnrho0);
+  const real eos = TESS_MHD_FMA(p->gm1, lnrho - p->lnrho0, TESS_MHD_DIV_CP(p->gamma * ss));
   const real cs2 = p->cs0sq * TESS_MHD_EXPR(eos, tab);
   const real lnT = p->lnT0 + eos;
   const real inv_rhoT = TESS_MHD_RCP(rho * TESS_MHD_EXPR(lnT, tab));
@@ -305,27 +309,31 @@ TESS_MHD_HD void TESS_MHD_FN(tess_mhd_rhs)(const TESS_MHD_T(tess_mhd_derivs) * d
     const real advection = TESS_MHD_DOT(grad_u[i], u);
     const real pressure = cs2 * (TESS_MHD_DIV_CP(grad_ss[i]) + grad_lnrho[i]);
     const real S_grad_lnrho = TESS_MHD_DOT(S[i], grad_lnrho);
-    const real viscous =
-        p->nu * (lap_u[i] + one3 * d->gdu[i] + TESS_MHD_K(2.0) * S_grad_lnrho) + p->zeta * d->gdu[i];
-    F[TESS_MHD_UX + i] = -advection - pressure + jxB[i] * inv_rho + viscous;
+    const real viscous = TESS_MHD_FMA(
+        p->nu, TESS_MHD_FMA(TESS_MHD_K(2.0), S_grad_lnrho, TESS_MHD_FMA(one3, d->gdu[i], lap_u[i])),
+        p->zeta * d->gdu[i]);
+    F[TESS_MHD_UX + i] = TESS_MHD_FMA(jxB[i], inv_rho, -advection - pressure) + viscous;
   }
   if (p->has_force) F[TESS_MHD_UY] = F[TESS_MHD_UY] + force_y;
 
   /* Entropy */
   real grad_lnT[3];
   for (int i = 0; i < 3; i++)
-    grad_lnT[i] = TESS_MHD_DIV_CP(p->gamma * grad_ss[i]) + p->gm1 * grad_lnrho[i];
-  const real lap_lnT = TESS_MHD_DIV_CP(p->gamma * d->lap[TESS_MHD_SS]) + p->gm1 * d->lap[TESS_MHD_LNRHO];
-  const real heat = p->heating + p->eta_mu0 * TESS_MHD_DOT(j, j) +
-                    TESS_MHD_K(2.0) * rho * p->nu * SS_contract + p->zeta * rho * div_u * div_u;
+    grad_lnT[i] = TESS_MHD_FMA(p->gm1, grad_lnrho[i], TESS_MHD_DIV_CP(p->gamma * grad_ss[i]));
+  const real lap_lnT =
+      TESS_MHD_FMA(p->gm1, d->lap[TESS_MHD_LNRHO], TESS_MHD_DIV_CP(p->gamma * d->lap[TESS_MHD_SS]));
+  const real heat =
+      TESS_MHD_FMA(p->zeta * rho * div_u, div_u,
+                   TESS_MHD_FMA(TESS_MHD_K(2.0) * rho * p->nu, SS_contract,
+                                TESS_MHD_FMA(p->eta_mu0, TESS_MHD_DOT(j, j), p->heating)));
   const real conduction = p->K * inv_rho * (lap_lnT + TESS_MHD_DOT(grad_lnT, grad_lnT));
-  F[TESS_MHD_SS] = -TESS_MHD_DOT(u, grad_ss) + inv_rhoT * heat + conduction;
+  F[TESS_MHD_SS] = TESS_MHD_FMA(inv_rhoT, heat, -TESS_MHD_DOT(u, grad_ss)) + conduction;
 
   /* Induction */
   real uxB[3];
   TESS_MHD_FN(tess_mhd_cross3)(u, B, uxB);
   for (int i = 0; i < 3; i++)
-    F[TESS_MHD_AX + i] = uxB[i] + p->eta * lap_a[i];
+    F[TESS_MHD_AX + i] = TESS_MHD_FMA(p->eta, lap_a[i], uxB[i]);
 #undef TESS_MHD_DIV_CP
 #undef TESS_MHD_DOT
 }
@@ -342,6 +350,6 @@ TESS_MHD_HD real TESS_MHD_FN(tess_mhd_force_at)(const TESS_MHD_T(tess_mhd_coef) 
  * only), F. */
 TESS_MHD_HD real TESS_MHD_FN(tess_mhd_rk)(const TESS_MHD_T(tess_mhd_coef) * p, real u, real old,
                                           real F) {
-  if (p->substep == 0) return u + p->beta * (p->dt * F);
-  return u + p->beta * (p->ab * (u - old) + p->dt * F);
+  if (p->substep == 0) return TESS_MHD_FMA(p->beta, p->dt * F, u);
+  return TESS_MHD_FMA(p->beta, TESS_MHD_FMA(p->ab, u - old, p->dt * F), u);
 }

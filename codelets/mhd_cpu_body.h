@@ -63,7 +63,7 @@ static void TESS_MHD_FN(tess_mhd_cell_derivs)(const real *f, ptrdiff_t comp, con
   }
 }
 
-void TESS_MHD_FN(tess_mhd_rk3_cpu)(const tess_region *r) {
+TESS_MHD_CPU_FMA void TESS_MHD_FN(tess_mhd_rk3_cpu)(const tess_region *r) {
   if (tess_region_empty(r)) return;
 
   TESS_MHD_REQUIRE(r->prec == TESS_MHD_PREC, "region precision is not the kernel's");
