@@ -46,13 +46,11 @@ _Noreturn static void tess_mhd_fail(const char *file, int line, const char *msg)
 enum { LNRHO = TESS_MHD_LNRHO, UX = TESS_MHD_UX, SS = TESS_MHD_SS, AX = TESS_MHD_AX };
 
 /* mhd_cell.h writes its multiply-adds as fma() (correctly rounded, as the GPU's DFMA/FFMA). On
- * x86-64, flatten pulls the whole cell arithmetic into tess_mhd_rk3_cpu(_f32) and target_clones
- * builds that twice, with FMA instructions and without (then libm's fma: same results, slower),
- * picking one when the program loads. */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && __has_attribute(flatten)
+ * x86-64 with GCC, flatten pulls the whole cell arithmetic into tess_mhd_rk3_cpu(_f32) and
+ * target_clones builds that twice, with FMA instructions and without (then libm's fma: same
+ * results, slower), picking one when the program loads. Not with clang (14 dropped the symbol). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TESS_MHD_CPU_FMA __attribute__((flatten, target_clones("fma", "default")))
-#endif
 #endif
 #ifndef TESS_MHD_CPU_FMA
 #define TESS_MHD_CPU_FMA

@@ -26,7 +26,7 @@
  *            table shrinks to 32 words), so the kernel asks for two blocks per SM
  *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
  *            block's plane loads and start-up hide behind the other's arithmetic. H100, 256^3:
- *            8.1 ms per RK3 step in double, 4.4 in float (docs/performance.md, issue 17). The
+ *            7.6 ms per RK3 step in double, 4.2 in float (docs/performance.md, issue 17). The
  *            tile stays 32 x 8 (16 x 16 is 7% slower in double, 38% in float). Region cells of
  *            partial tiles are masked; nothing outside [lo - 3, hi + 3) is read, nothing outside
  *            [lo, hi) written.
