@@ -20,12 +20,12 @@
  * Bitwise CPU == GPU: the same text on both sides; C is compiled with -ffp-contract=off and
  * CUDA with -fmad=false (codelets/CMakeLists.txt), so no multiply-add is fused that is not
  * written as fma() here, and each +, -, *, fma rounds once as IEEE 754 says. Constants are
- * computed in double on the host and rounded once to `real`. Three operations take a
- * different, equally exact route on the device: 1 / v (__drcp_rn / __frcp_rn: correctly
- * rounded, as the CPU's division), x / c for a uniform divisor c (double: q = x (1/c) and one
- * Markstein correction, the correctly rounded quotient for normal operands; float: IEEE
- * division) and exp (mhd_exp.h, the same port on both sides). The forcing's sin is each side's
- * library sin (1 ulp apart at worst; only with forcing on).
+ * computed in double on the host and rounded once to `real`; exp is mhd_exp.h's port on both
+ * sides. Two operations take a different, equally exact route on the device: 1 / v
+ * (__drcp_rn / __frcp_rn: correctly rounded, as the CPU's division) and x / c for a uniform
+ * divisor c (double: q = x (1/c) and one Markstein correction, the correctly rounded quotient
+ * for normal operands; float: IEEE division). The forcing's sin is each side's library sin
+ * (1 ulp apart at worst; only with forcing on).
  */
 
 /* ---- once per translation unit ------------------------------------------------------------- */
