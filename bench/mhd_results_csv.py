@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""mhd_results_csv.py DIR COMMIT DEVICE [PREV] — the CSV of one bench/mhd-kernel-call.sh run
-(its o.tgz unpacked at DIR): kernel-alone times (mhd_kernel_bench: k/bench.txt for COMMIT,
-base.txt for 1e0e167's binary, prev.txt for PREV's), app-level times through the runtime
+"""mhd_results_csv.py DIR COMMIT DEVICE [PREV [BASE]] — the CSV of one bench/mhd-kernel-call.sh run
+(its o.tgz unpacked at DIR): kernel-alone times (mhd_kernel_bench: k/bench.txt, or bench.txt, for
+COMMIT, base.txt for BASE's binary (default 1e0e167), prev.txt for PREV's), app-level times through the runtime
 (gpu-verify: verify.txt), each against the memory floor at the copy bandwidth measured in the
 same run (576 B/cell/step in fp64, 288 in fp32) and, in fp64, against Astaroth's public code
 (issue 17's figures, same H100 model)."""
@@ -39,10 +39,11 @@ def kernel_rows(path, code):
         row("kernel", code, m.group(3), m.group(2), int(m.group(1)), float(m.group(4)), bw)
 
 
-kernel_rows(f"{d}/base.txt", "1e0e167")
+kernel_rows(f"{d}/base.txt", sys.argv[5] if len(sys.argv) > 5 else "1e0e167")
 if len(sys.argv) > 4:
     kernel_rows(f"{d}/prev.txt", sys.argv[4])
 kernel_rows(f"{d}/k/bench.txt", commit)
+kernel_rows(f"{d}/bench.txt", commit)
 try:
     v = open(f"{d}/verify.txt", errors="replace").read()
 except OSError:

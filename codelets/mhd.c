@@ -8,10 +8,10 @@
  *   tess_mhd_rhs           F from those numbers alone: the equations of mhd.h, term by term
  *   tess_mhd_rk3_cpu       out = the RK3 substep combination of in, out and dt F
  *
- * Those three live in mhd_cpu_body.h, written once with a `real` type and included twice
- * below: real = double gives tess_mhd_rk3_cpu, real = float tess_mhd_rk3_cpu_f32 (every
- * helper with an _f32 suffix). The double instantiation is, operation for operation, the code
- * it replaced: its results did not change by a bit.
+ * The arithmetic of all three lives in mhd_cell.h, which the CUDA kernel (mhd_cuda.cu) compiles
+ * too: one source, so the two agree bitwise. mhd_cpu_body.h is the CPU's data movement around
+ * it, written once with a `real` type and included twice below: real = double gives
+ * tess_mhd_rk3_cpu, real = float tess_mhd_rk3_cpu_f32 (every helper with an _f32 suffix).
  *
  * Tile layout [Z][Y][nc][X] (TESS_IDX): component c of a cell sits c*X elements after
  * component 0, and the next cell along y is nc*X elements away, along z nc*X*Y.
@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TESS_MHD_X_VAR_NAME(name, text) text,
 static const char *const tess_mhd_var_names[] = {TESS_MHD_VAR_LIST(TESS_MHD_X_VAR_NAME)};
@@ -44,26 +45,38 @@ _Noreturn static void tess_mhd_fail(const char *file, int line, const char *msg)
 
 enum { LNRHO = TESS_MHD_LNRHO, UX = TESS_MHD_UX, SS = TESS_MHD_SS, AX = TESS_MHD_AX };
 
-/* The axis pairs of the mixed derivatives, in the order of tess_mhd_geom.inv_hh. */
-static const int tess_mhd_pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+/* mhd_cell.h writes its multiply-adds as fma() (correctly rounded, as the GPU's DFMA/FFMA). On
+ * x86-64 with GCC, flatten pulls the whole cell arithmetic into tess_mhd_rk3_cpu(_f32) and
+ * target_clones builds that twice, with FMA instructions and without (then libm's fma: same
+ * results, slower), picking one when the program loads. Not with clang (14 dropped the symbol). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TESS_MHD_CPU_FMA __attribute__((flatten, target_clones("fma", "default")))
+#endif
+#ifndef TESS_MHD_CPU_FMA
+#define TESS_MHD_CPU_FMA
+#endif
 
-/* The kernel in double, then in float: one body (mhd_cpu_body.h), two instantiations. */
+/* The kernel in double, then in float: one body (mhd_cpu_body.h around mhd_cell.h, the
+ * arithmetic the CUDA kernel shares), two instantiations. */
+#define TESS_MHD_HD static inline
+#include "mhd_exp.h"
+
 #define real            double
 #define TESS_MHD_FN(f)  f
-#define TESS_MHD_K(x)   ((double)(x))
-#define TESS_MHD_EXP    exp
+#define TESS_MHD_F32    0
 #define TESS_MHD_PREC   TESS_FP64
 #define TESS_MHD_IN(r)  ((r)->in[0])
 #define TESS_MHD_OUT(r) ((r)->out[0])
+#define TESS_MHD_TAB    tess_mhd_exp_tab
 #include "mhd_cpu_body.h"
 
 #define real            float
 #define TESS_MHD_FN(f)  f##_f32
-#define TESS_MHD_K(x)   ((float)(x))
-#define TESS_MHD_EXP    expf
+#define TESS_MHD_F32    1
 #define TESS_MHD_PREC   TESS_FP32
 #define TESS_MHD_IN(r)  ((r)->in_f[0])
 #define TESS_MHD_OUT(r) ((r)->out_f[0])
+#define TESS_MHD_TAB    tess_mhd_expf_tab
 #include "mhd_cpu_body.h"
 
 const tess_kernel tess_mhd_rk3_kernel = {
@@ -85,8 +98,8 @@ double tess_mhd_cs2(const tess_mhd_params *p, double lnrho, double ss) {
 double tess_mhd_signal_speed(const tess_mhd_params *p, const double s[TESS_MHD_NC],
                              const double B[3]) {
   const double *u = &s[UX];
-  const double va2 = dot3(B, B) / (p->mu0 * exp(s[LNRHO]));
-  return sqrt(dot3(u, u)) + sqrt(tess_mhd_cs2(p, s[LNRHO], s[SS]) + va2);
+  const double va2 = tess_mhd_dot3(B, B) / (p->mu0 * exp(s[LNRHO]));
+  return sqrt(tess_mhd_dot3(u, u)) + sqrt(tess_mhd_cs2(p, s[LNRHO], s[SS]) + va2);
 }
 
 /* d f / d x_a at cell (x, y, z) of a periodic [n2][n1][n0] array: the 7 points, wrapped,

@@ -9,6 +9,9 @@
  *   rk             q[c] = alpha_k q[c] + dt F[c];  u[c] += beta_k q[c]      (classic form)
  *                  or Astaroth's register-free form, q[c] holding u^(k-1)
  *
+ * Sums of products are multiply-adds (fma) where the kernel has them (codelets/mhd_cell.h), in
+ * its order: the register-free comparison is then per cell, as Astaroth's verification asks.
+ *
  * Memory is plentiful next to clarity here: a 32^3 grid needs about 16 MB.
  */
 #include "mhd_reference.h"
@@ -58,27 +61,29 @@ static const double a_coef[R + 1] = {0.0, 3.0 / 4.0, -3.0 / 20.0, 1.0 / 60.0};
 static const double b_coef[R + 1] = {-49.0 / 18.0, 3.0 / 2.0, -3.0 / 20.0, 1.0 / 90.0};
 static const double c_coef[R + 1] = {0.0, 270.0 / 720.0, -27.0 / 720.0, 2.0 / 720.0};
 
+/* The sums run from the outer ring in, as multiply-adds: the kernel's fma pattern. */
 static double first(const grid *G, const double *u, int x, int y, int z, int a, double h) {
-  double s = 0.0;
-  for (int i = 1; i <= R; i++)
-    s += a_coef[i] * (at(G, u, x, y, z, a, i, a, 0) - at(G, u, x, y, z, a, -i, a, 0));
+  double s = a_coef[R] * (at(G, u, x, y, z, a, R, a, 0) - at(G, u, x, y, z, a, -R, a, 0));
+  for (int i = R - 1; i >= 1; i--)
+    s = fma(a_coef[i], at(G, u, x, y, z, a, i, a, 0) - at(G, u, x, y, z, a, -i, a, 0), s);
   return s * (1.0 / h);
 }
 
 static double second(const grid *G, const double *u, int x, int y, int z, int a, double h) {
-  double s = b_coef[0] * at(G, u, x, y, z, a, 0, a, 0);
-  for (int i = 1; i <= R; i++)
-    s += b_coef[i] * (at(G, u, x, y, z, a, i, a, 0) + at(G, u, x, y, z, a, -i, a, 0));
+  double s = b_coef[R] * (at(G, u, x, y, z, a, R, a, 0) + at(G, u, x, y, z, a, -R, a, 0));
+  for (int i = R - 1; i >= 1; i--)
+    s = fma(b_coef[i], at(G, u, x, y, z, a, i, a, 0) + at(G, u, x, y, z, a, -i, a, 0), s);
+  s = fma(b_coef[0], at(G, u, x, y, z, a, 0, a, 0), s);
   return s * (1.0 / (h * h));
 }
 
 static double mixed(const grid *G, const double *u, int x, int y, int z, int a, int b, double ha,
                     double hb) {
   double s = 0.0;
-  for (int i = 1; i <= R; i++) {
+  for (int i = R; i >= 1; i--) {
     const double same = at(G, u, x, y, z, a, i, b, i) + at(G, u, x, y, z, a, -i, b, -i);
     const double opposite = at(G, u, x, y, z, a, i, b, -i) + at(G, u, x, y, z, a, -i, b, i);
-    s += c_coef[i] * (same - opposite);
+    s = i == R ? c_coef[i] * (same - opposite) : fma(c_coef[i], same - opposite, s);
   }
   return s * (1.0 / (ha * hb));
 }
@@ -130,6 +135,14 @@ static double hess(const model *M, int c, int a, int b, size_t i) {
   return a == b ? M->d2[c][a][i] : M->dm[c][pair_of(a, b)][i];
 }
 
+/* a . b as the kernel forms it: a0 b0 + (a1 b1 + a2 b2), two multiply-adds. */
+static double dot(const double a[3], const double b[3]) {
+  return fma(a[0], b[0], fma(a[1], b[1], a[2] * b[2]));
+}
+
+/* x y - z w with the first product fused, as the kernel's cross products. */
+static double fms(double x, double y, double z, double w) { return fma(x, y, -(z * w)); }
+
 static void rhs(model *M, const tess_mhd_params *p) {
   const grid *G = &M->G;
   const double two_pi = 6.283185307179586476925286766559;
@@ -176,35 +189,36 @@ static void rhs(model *M, const tess_mhd_params *p) {
 
         /* traceless strain */
         double S[3][3];
-        S[0][0] = (2.0 / 3.0) * gu[0][0] - (1.0 / 3.0) * (gu[1][1] + gu[2][2]);
-        S[1][1] = (2.0 / 3.0) * gu[1][1] - (1.0 / 3.0) * (gu[0][0] + gu[2][2]);
-        S[2][2] = (2.0 / 3.0) * gu[2][2] - (1.0 / 3.0) * (gu[0][0] + gu[1][1]);
+        S[0][0] = fma(2.0 / 3.0, gu[0][0], -((1.0 / 3.0) * (gu[1][1] + gu[2][2])));
+        S[1][1] = fma(2.0 / 3.0, gu[1][1], -((1.0 / 3.0) * (gu[0][0] + gu[2][2])));
+        S[2][2] = fma(2.0 / 3.0, gu[2][2], -((1.0 / 3.0) * (gu[0][0] + gu[1][1])));
         S[0][1] = S[1][0] = 0.5 * (gu[0][1] + gu[1][0]);
         S[0][2] = S[2][0] = 0.5 * (gu[0][2] + gu[2][0]);
         S[1][2] = S[2][1] = 0.5 * (gu[1][2] + gu[2][1]);
         double S2 = 0.0;
         for (int a = 0; a < 3; a++)
           for (int b = 0; b < 3; b++)
-            S2 += S[a][b] * S[a][b];
+            S2 = fma(S[a][b], S[a][b], S2);
 
         /* equation of state */
         const double rho = exp(lnrho);
-        const double lnT = p->lnT0 + p->gamma * ss / p->cp + (p->gamma - 1.0) * (lnrho - p->lnrho0);
-        const double cs2 =
-            p->cs0 * p->cs0 * exp(p->gamma * ss / p->cp + (p->gamma - 1.0) * (lnrho - p->lnrho0));
+        const double eos = fma(p->gamma - 1.0, lnrho - p->lnrho0, p->gamma * ss / p->cp);
+        const double lnT = p->lnT0 + eos;
+        const double cs2 = p->cs0 * p->cs0 * exp(eos);
         const double T = exp(lnT);
 
         /* continuity */
-        M->F[TESS_MHD_LNRHO][i] = -(u[0] * gl[0] + u[1] * gl[1] + u[2] * gl[2]) - divu;
+        M->F[TESS_MHD_LNRHO][i] = -dot(u, gl) - divu;
 
         /* momentum */
-        const double jxB[3] = {jy * Bz - jz * By, jz * Bx - jx * Bz, jx * By - jy * Bx};
+        const double jxB[3] = {fms(jy, Bz, jz, By), fms(jz, Bx, jx, Bz), fms(jx, By, jy, Bx)};
         for (int k = 0; k < 3; k++) {
-          const double adv = gu[k][0] * u[0] + gu[k][1] * u[1] + gu[k][2] * u[2];
-          const double Sgl = S[k][0] * gl[0] + S[k][1] * gl[1] + S[k][2] * gl[2];
+          const double adv = dot(gu[k], u);
+          const double Sgl = dot(S[k], gl);
+          const double visc =
+              fma(p->nu, fma(2.0, Sgl, fma(1.0 / 3.0, gdu[k], lapu[k])), p->zeta * gdu[k]);
           M->F[TESS_MHD_UX + k][i] =
-              -adv - cs2 * (gs[k] / p->cp + gl[k]) + jxB[k] * (1.0 / rho) +
-              (p->nu * (lapu[k] + (1.0 / 3.0) * gdu[k] + 2.0 * Sgl) + p->zeta * gdu[k]);
+              fma(jxB[k], 1.0 / rho, -adv - cs2 * (gs[k] / p->cp + gl[k])) + visc;
         }
         if (p->force_amp != 0.0)
           M->F[TESS_MHD_UY][i] +=
@@ -213,20 +227,19 @@ static void rhs(model *M, const tess_mhd_params *p) {
         /* entropy */
         double glnT[3];
         for (int a = 0; a < 3; a++)
-          glnT[a] = p->gamma * gs[a] / p->cp + (p->gamma - 1.0) * gl[a];
-        const double laplnT = p->gamma * laps / p->cp + (p->gamma - 1.0) * lapl;
-        const double j2 = jx * jx + jy * jy + jz * jz;
-        const double heating = p->heating + p->eta * p->mu0 * j2 + 2.0 * rho * p->nu * S2 +
-                               p->zeta * rho * divu * divu;
-        M->F[TESS_MHD_SS][i] =
-            -(u[0] * gs[0] + u[1] * gs[1] + u[2] * gs[2]) + (1.0 / (rho * T)) * heating +
-            p->K * (1.0 / rho) *
-                (laplnT + (glnT[0] * glnT[0] + glnT[1] * glnT[1] + glnT[2] * glnT[2]));
+          glnT[a] = fma(p->gamma - 1.0, gl[a], p->gamma * gs[a] / p->cp);
+        const double laplnT = fma(p->gamma - 1.0, lapl, p->gamma * laps / p->cp);
+        const double j[3] = {jx, jy, jz};
+        const double heating =
+            fma(p->zeta * rho * divu, divu,
+                fma(2.0 * rho * p->nu, S2, fma(p->eta * p->mu0, dot(j, j), p->heating)));
+        M->F[TESS_MHD_SS][i] = fma(1.0 / (rho * T), heating, -dot(u, gs)) +
+                               p->K * (1.0 / rho) * (laplnT + dot(glnT, glnT));
 
         /* induction */
-        M->F[TESS_MHD_AX + 0][i] = (u[1] * Bz - u[2] * By) + p->eta * lapA[0];
-        M->F[TESS_MHD_AX + 1][i] = (u[2] * Bx - u[0] * Bz) + p->eta * lapA[1];
-        M->F[TESS_MHD_AX + 2][i] = (u[0] * By - u[1] * Bx) + p->eta * lapA[2];
+        M->F[TESS_MHD_AX + 0][i] = fma(p->eta, lapA[0], fms(u[1], Bz, u[2], By));
+        M->F[TESS_MHD_AX + 1][i] = fma(p->eta, lapA[1], fms(u[2], Bx, u[0], Bz));
+        M->F[TESS_MHD_AX + 2][i] = fma(p->eta, lapA[2], fms(u[0], By, u[1], Bx));
       }
 }
 
@@ -300,10 +313,10 @@ int mhd_ref_step_form(int n[3], double h[3], const tess_mhd_params *p, double dt
             } else { /* q holds u^(k-1), as the kernel's out buffer does */
               const double uk = M.u[c][ip];
               if (k == 0)
-                M.u[c][ip] = uk + beta[0] * (dt * M.F[c][i]);
+                M.u[c][ip] = fma(beta[0], dt * M.F[c][i], uk);
               else
                 M.u[c][ip] =
-                    uk + beta[k] * ((alpha[k] / beta[k - 1]) * (uk - M.q[c][i]) + dt * M.F[c][i]);
+                    fma(beta[k], fma(alpha[k] / beta[k - 1], uk - M.q[c][i], dt * M.F[c][i]), uk);
               M.q[c][i] = uk;
             }
           }
