@@ -162,10 +162,10 @@ static double copy_bw(size_t bytes) {
   return 2.0 * bytes / (ts[ts.size() / 2] * 1e6);
 }
 
-#define ZQ(op, R, BX, BY, ZC, MB)                                                                  \
-  { #BX "x" #BY " zc" #ZC " mb" #MB, tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB> }
-#define ZQ2(op, BX, BY, ZC, MB)                                                                    \
-  { #BX "x" #BY " zc" #ZC " mb" #MB, tess_stencil_launch_zq2<op, BX, BY, ZC, MB> }
+#define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D> }
+#define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D> }
 
 #ifndef BENCH_HEAT
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
@@ -178,29 +178,30 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 
 #define HEAT_VARIANTS(op, R)                                                                       \
   {{"cells", tess_stencil_launch_cells<op>},                                                       \
-   ZQ(op, R, 32, 16, 64, 2),                                                                       \
-   ZQ(op, R, 32, 16, 32, 2),                                                                       \
-   ZQ(op, R, 32, 16, 128, 2),                                                                      \
-   ZQ(op, R, 32, 16, 64, 1),                                                                       \
-   ZQ(op, R, 32, 8, 64, 4),                                                                        \
-   ZQ(op, R, 32, 8, 128, 4),                                                                       \
-   ZQ(op, R, 64, 8, 64, 2),                                                                        \
-   ZQ(op, R, 64, 4, 64, 4),                                                                        \
-   ZQ(op, R, 32, 32, 64, 1),                                                                       \
-   ZQ(op, R, 64, 16, 64, 1),                                                                       \
-   ZQ(op, R, 128, 4, 64, 2)}
+   ZQ(op, R, 32, 16, 64, 2, 2),                                                                    \
+   ZQ(op, R, 32, 16, 64, 2, 3),                                                                    \
+   ZQ(op, R, 32, 16, 128, 2, 3),                                                                   \
+   ZQ(op, R, 32, 16, 64, 1, 3),                                                                    \
+   ZQ(op, R, 32, 8, 64, 4, 2),                                                                     \
+   ZQ(op, R, 32, 8, 64, 4, 4),                                                                     \
+   ZQ(op, R, 64, 8, 64, 2, 2),                                                                     \
+   ZQ(op, R, 64, 4, 64, 4, 2),                                                                     \
+   ZQ(op, R, 64, 4, 64, 4, 3),                                                                     \
+   ZQ(op, R, 64, 4, 64, 4, 4),                                                                     \
+   ZQ(op, R, 64, 4, 128, 4, 3),                                                                    \
+   ZQ(op, R, 64, 4, 64, 6, 3)}
 #define CH_VARIANTS(op)                                                                            \
   {{"cells", tess_stencil_launch_cells<op>},                                                       \
    {"zmarch-old", old_zmarch<op>},                                                                 \
-   ZQ2(op, 32, 16, 64, 2),                                                                         \
-   ZQ2(op, 32, 16, 32, 2),                                                                         \
-   ZQ2(op, 32, 16, 128, 2),                                                                        \
-   ZQ2(op, 32, 16, 64, 1),                                                                         \
-   ZQ2(op, 32, 8, 64, 4),                                                                          \
-   ZQ2(op, 64, 8, 64, 2),                                                                          \
-   ZQ2(op, 32, 32, 64, 1),                                                                         \
-   ZQ2(op, 64, 16, 64, 1),                                                                         \
-   ZQ2(op, 64, 4, 64, 4)}
+   ZQ2(op, 32, 16, 64, 2, 2),                                                                      \
+   ZQ2(op, 32, 16, 64, 2, 3),                                                                      \
+   ZQ2(op, 32, 16, 64, 1, 3),                                                                      \
+   ZQ2(op, 32, 16, 128, 2, 3),                                                                     \
+   ZQ2(op, 32, 8, 64, 4, 2),                                                                       \
+   ZQ2(op, 32, 8, 64, 4, 4),                                                                       \
+   ZQ2(op, 64, 8, 64, 2, 2),                                                                       \
+   ZQ2(op, 64, 4, 64, 4, 2),                                                                       \
+   ZQ2(op, 64, 4, 64, 4, 4)}
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;
@@ -227,7 +228,7 @@ int main(int argc, char **argv) {
   const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
   const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
   const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64>},
-                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2)};
+                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2)};
   const int nv = sizeof cd / sizeof cd[0];
   if (!filter) {
     run("ch_fused", rag, 1, 1, cd, nv, NULL, 0, false);
@@ -237,7 +238,7 @@ int main(int argc, char **argv) {
   }
   run("ch_fused", big, 1, 1, cd, nv, filter, 20, true);
   run("ch_fused", big, 0, 1, cs, nv, filter, 20, true);
-  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "32x16 zc64 mb2", 20, true);
+  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "32x16 zc64 mb2 d2", 20, true);
 #endif
   return 0;
 }

@@ -112,80 +112,110 @@ __device__ __forceinline__ const T *tess_elem(const tess_stencil_plan &p, int f,
          (long long)(p.lo[2] + z) * p.pos[2] + (long long)comp * p.sc;
 }
 
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB>
+/* Asynchronous copies of one element into shared memory (cp.async, sm_80 on), in groups. */
+template <typename T> __device__ __forceinline__ void tess_cp(T *smem, const T *g) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(smem)),
+               "l"(g), "n"(sizeof(T)));
+}
+__device__ __forceinline__ void tess_cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void tess_cp_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/* Where a block's thread copies plane data from: its own column and its ring cells (up to
+ * SLOTS) of a ring-r window; ok false where the cell lies past the region's reach. */
+template <typename T, int BX, int BY, int r> struct tess_stage {
+  typedef tess_ring<BX, BY, r> G;
+  const T *own, *ring[G::SLOTS];
+  int ro[G::SLOTS], oo; /* offsets in a window plane */
+  bool col, rok[G::SLOTS];
+  __device__ __forceinline__ tess_stage(const tess_stencil_plan &p, int x0, int y0, int tx, int ty,
+                                        int z0) {
+    const int tid = ty * BX + tx, x = x0 + tx, y = y0 + ty;
+    col = x < p.n[0] + r && y < p.n[1] + r;
+    own = tess_elem<T>(p, 0, 0, col ? x : 0, col ? y : 0, z0);
+    oo = (ty + r) * G::W + tx + r;
+    for (int s = 0; s < G::SLOTS; s++) {
+      const int h = tid + s * BX * BY;
+      int lx = 0, ly = 0;
+      if (h < G::N) tess_ring_pos<BX, BY, r>(h, lx, ly);
+      const int gx = x0 + lx - r, gy = y0 + ly - r;
+      rok[s] = h < G::N && gx < p.n[0] + r && gy < p.n[1] + r;
+      ro[s] = ly * G::W + lx;
+      ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? gx : 0, rok[s] ? gy : 0, z0);
+    }
+  }
+  /* copies plane z0 + dz (components 0..NC-1, each a window plane apart) into w */
+  template <int NC> __device__ __forceinline__ void copy(T *w, long long dz, long long sc) const {
+    for (int i = 0; i < NC; i++) {
+      if (col) tess_cp(w + i * G::W * G::H + oo, own + dz + i * sc);
+      for (int s = 0; s < G::SLOTS; s++)
+        if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + dz + i * sc);
+    }
+  }
+};
+
+/* The one-level staged z-march. Plane j lands in shared memory (slot j mod S, with the ring of
+ * R) D planes after its copy was issued; when it lands, each thread appends its own value to
+ * its register queue and computes the cell R planes below (z = j - R), reading z offsets from
+ * the queue and x, y offsets from that plane's slot. One barrier per plane. */
+template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   typedef tess_ring<BX, BY, R> G;
-  constexpr int Q = 2 * R + 1, NT = BX * BY;
-  __shared__ T win[NC][G::H][G::W];
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  constexpr int Q = 2 * R + 1, S = R + 1 + D, PL = NC * G::W * G::H;
+  __shared__ T win[S][PL];
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
   const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
   const int x = x0 + tx, y = y0 + ty;
-  const bool mine = x < p.n[0] && y < p.n[1];                /* a cell to update */
-  const bool col = x < p.n[0] + R && y < p.n[1] + R;         /* a column the stencil reads */
+  const bool mine = x < p.n[0] && y < p.n[1];
   const long long sz = p.pos[2];
-  const T *own = tess_elem<T>(p, 0, 0, col ? x : 0, col ? y : 0, z0);
-  const T *ring[G::SLOTS];
-  bool rok[G::SLOTS];
-  int rl[G::SLOTS];
-  for (int s = 0; s < G::SLOTS; s++) {
-    const int h = tid + s * NT;
-    int lx = 0, ly = 0;
-    if (h < G::N) tess_ring_pos<BX, BY, R>(h, lx, ly);
-    const int gx = x0 + lx - R, gy = y0 + ly - R;
-    rok[s] = h < G::N && gx < p.n[0] + R && gy < p.n[1] + R;
-    rl[s] = ly * G::W + lx;
-    ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? gx : 0, rok[s] ? gy : 0, z0);
+  const tess_stage<T, BX, BY, R> st(p, x0, y0, tx, ty, z0);
+  /* planes z0 - R .. z1 - 1 + R; slot of plane j: (j - z0 + R) % S */
+  const int nj = z1 - z0 + 2 * R;
+  for (int d = 0; d < D; d++) {
+    if (d < nj) st.template copy<NC>(win[d], (long long)(d - R) * sz, p.sc);
+    tess_cp_commit();
   }
-  T q[NC][Q], nq[NC], hv[NC][G::SLOTS];
-  for (int i = 0; i < NC; i++) {
-    for (int j = 0; j < Q - 1; j++) q[i][j] = col ? __ldg(own + i * p.sc + (j - R) * sz) : T(0);
-    nq[i] = col ? __ldg(own + i * p.sc + R * sz) : T(0);
-    for (int s = 0; s < G::SLOTS; s++) hv[i][s] = rok[s] ? __ldg(ring[s] + i * p.sc) : T(0);
-  }
-  for (int z = z0; z < z1; z++) {
-    for (int i = 0; i < NC; i++) q[i][Q - 1] = nq[i];
-    const long long dz = (long long)(z + 1 - z0) * sz;
-    if (z + 1 < z1 && col)
-      for (int i = 0; i < NC; i++) nq[i] = __ldg(own + i * p.sc + dz + R * sz);
-    __syncthreads(); /* everyone is done with the last plane */
+  T q[NC][Q];
+  for (int i = 0; i < NC; i++)
+    for (int j = 0; j < Q; j++) q[i][j] = T(0);
+  for (int j = 0; j < nj; j++) { /* plane z0 - R + j lands */
+    tess_cp_wait<D - 1>();
+    __syncthreads(); /* it is visible; the slot of plane j - R - 1 is free */
+    if (j + D < nj) st.template copy<NC>(win[(j + D) % S], (long long)(j + D - R) * sz, p.sc);
+    tess_cp_commit();
     for (int i = 0; i < NC; i++) {
-      win[i][ty + R][tx + R] = q[i][R];
-      for (int s = 0; s < G::SLOTS; s++)
-        if (rok[s]) (&win[i][0][0])[rl[s]] = hv[i][s];
+      for (int k = 0; k < Q - 1; k++) q[i][k] = q[i][k + 1];
+      q[i][Q - 1] = win[j % S][i * G::W * G::H + st.oo];
     }
-    if (z + 1 < z1)
-      for (int i = 0; i < NC; i++)
-        for (int s = 0; s < G::SLOTS; s++)
-          if (rok[s]) hv[i][s] = __ldg(ring[s] + dz + i * p.sc);
-    __syncthreads();
-    if (mine) {
+    if (j >= 2 * R && mine) {
+      const int z = z0 + j - 2 * R;
       typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
       c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.q = &q[0][0];
-      c.pl = &win[0][ty + R][tx + R], c.wp = G::W, c.fs = G::W * G::H;
+      c.pl = &win[(j - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
       Op::cell(&c);
     }
-    for (int i = 0; i < NC; i++)
-      for (int j = 0; j < Q - 1; j++) q[i][j] = q[i][j + 1];
   }
 }
 
-/* The two-level z-march with staged inputs (TESS_STENCIL2 of radius 2, one component, input 0
- * staged): input 0 in three shared planes (z - 1, z, z + 1, each with a ring of 2) and along the
- * thread's own column in registers; inner at the thread's own cell of plane z + 1 into registers
- * (three planes of it, z - 1 .. z + 1), at the ring of one cell around the block on plane z from
- * the shared planes; outer at z from those. */
-template <typename Op, int BX, int BY, int ZC, int MINB>
+/* The two-level staged z-march (TESS_STENCIL2 of radius 2, one component, input 0 staged with
+ * a ring of 2). When plane j of input 0 lands: inner at the thread's own cell of plane j - 1
+ * (register queues of input 0 and of inner along the own column), inner at the ring of one
+ * cell around the block on plane z = j - 2 (from the slots of planes j - 3 .. j - 1), then
+ * outer at z. Two barriers per plane. */
+template <typename Op, int BX, int BY, int ZC, int MINB, int D>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq2(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   typedef tess_ring<BX, BY, 2> G; /* input 0's planes */
   typedef tess_ring<BX, BY, 1> M; /* inner's plane */
-  constexpr int NT = BX * BY;
+  constexpr int NT = BX * BY, S = 4 + D, PL = G::W * G::H;
   static_assert(M::N <= NT, "one inner ring cell per thread at most");
-  __shared__ T vw[3][G::H][G::W];
+  __shared__ T vw[S][PL];
   __shared__ T mw[M::H][M::W];
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
@@ -193,72 +223,41 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const int x = x0 + tx, y = y0 + ty;
   const bool mine = x < p.n[0] && y < p.n[1];   /* outer here */
   const bool midc = x <= p.n[0] && y <= p.n[1]; /* inner here is read */
-  const bool col = x < p.n[0] + 2 && y < p.n[1] + 2;
   const long long sz = p.pos[2];
-  const T *own = tess_elem<T>(p, 0, 0, col ? x : 0, col ? y : 0, z0);
-  const T *ring[G::SLOTS];
-  bool rok[G::SLOTS];
-  int rl[G::SLOTS];
-  for (int s = 0; s < G::SLOTS; s++) {
-    const int h = tid + s * NT;
-    int lx = 0, ly = 0;
-    if (h < G::N) tess_ring_pos<BX, BY, 2>(h, lx, ly);
-    const int gx = x0 + lx - 2, gy = y0 + ly - 2;
-    rok[s] = h < G::N && gx < p.n[0] + 2 && gy < p.n[1] + 2;
-    rl[s] = ly * G::W + lx;
-    ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? gx : 0, rok[s] ? gy : 0, z0);
-  }
+  const tess_stage<T, BX, BY, 2> st(p, x0, y0, tx, ty, z0);
   int mlx = 0, mly = 0;
   if (tid < M::N) tess_ring_pos<BX, BY, 1>(tid, mlx, mly);
   const bool mring = tid < M::N && x0 + mlx - 1 <= p.n[0] && y0 + mly - 1 <= p.n[1];
-  const int vo = (ty + 2) * G::W + tx + 2, mo = (mly + 1) * G::W + mlx + 1; /* in a plane */
-  /* the prologue: planes z0 - 2 .. z0 staged, inner at z0 - 1 and z0 */
-  T qv[4], qm[3], nxt, hv[G::SLOTS], t[3];
-  for (int j = 0; j < 3; j++) {
-    const int zz = z0 - 2 + j, sl = (zz + 3) % 3;
-    t[j] = col ? __ldg(own + (j - 2) * sz) : T(0);
-    if (col) (&vw[sl][0][0])[vo] = t[j];
-    for (int s = 0; s < G::SLOTS; s++)
-      if (rok[s]) (&vw[sl][0][0])[rl[s]] = __ldg(ring[s] + (j - 2) * sz);
+  const int mo = (mly + 1) * G::W + mlx + 1;
+  /* planes z0 - 2 .. z1 + 1; slot of plane j: (j - z0 + 2) % S */
+  const int nj = z1 - z0 + 4;
+  for (int d = 0; d < D; d++) {
+    if (d < nj) st.template copy<1>(vw[d], (long long)(d - 2) * sz, 0);
+    tess_cp_commit();
   }
-  qv[0] = t[1], qv[1] = t[2], qv[2] = col ? __ldg(own + sz) : T(0);
-  nxt = col ? __ldg(own + 2 * sz) : T(0);
-  for (int s = 0; s < G::SLOTS; s++) hv[s] = rok[s] ? __ldg(ring[s] + sz) : T(0);
-  __syncthreads();
-  if (midc)
-    for (int j = 0; j < 2; j++) {
-      const int zz = z0 - 1 + j;
-      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + zz);
-      c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = j ? &qv[0] : &t[0];
-      c.pl = &vw[(zz + 3) % 3][0][0] + vo, c.wp = G::W, c.fs = 0;
-      qm[j] = Op::inner(&c);
-    }
-  __syncthreads(); /* the plane of z0 - 2 is free */
-  for (int z = z0; z < z1; z++) {
-    const long long dz = (long long)(z - z0) * sz;
-    qv[3] = nxt;
-    if (z + 1 < z1 && col) nxt = __ldg(own + dz + 3 * sz);
-    T *vn = &vw[(z + 4) % 3][0][0]; /* plane z + 1 */
-    if (col) vn[vo] = qv[2];
-    for (int s = 0; s < G::SLOTS; s++)
-      if (rok[s]) vn[rl[s]] = hv[s];
-    if (z + 1 < z1)
-      for (int s = 0; s < G::SLOTS; s++)
-        if (rok[s]) hv[s] = __ldg(ring[s] + dz + 2 * sz);
+  T qv[4] = {0, 0, 0, 0}, qm[3] = {0, 0, 0};
+  for (int j = 0; j < nj; j++) { /* plane z0 - 2 + j lands */
+    tess_cp_wait<D - 1>();
     __syncthreads();
-    if (midc) {
+    if (j + D < nj) st.template copy<1>(vw[(j + D) % S], (long long)(j + D - 2) * sz, 0);
+    tess_cp_commit();
+    qv[0] = qv[1], qv[1] = qv[2], qv[2] = qv[3], qv[3] = vw[j % S][st.oo];
+    if (j < 2) continue; /* uniform: the whole block */
+    qm[0] = qm[1], qm[1] = qm[2];
+    const int z = z0 + j - 4; /* outer's plane */
+    if (midc) {               /* inner at z + 1 */
       typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z + 1);
       c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = &qv[1];
-      c.pl = vn + vo, c.wp = G::W, c.fs = 0;
+      c.pl = &vw[(j - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
       qm[2] = Op::inner(&c);
-      mw[ty + 1][tx + 1] = qm[1];
     }
+    if (j < 4) continue;
+    if (midc) mw[ty + 1][tx + 1] = qm[1];
     if (mring) {
       typename Op::C c =
           Op::at(&p, p.lo[0] + x0 + mlx - 1, p.lo[1] + y0 + mly - 1, p.lo[2] + z);
       c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = NULL;
-      c.plm = &vw[(z + 2) % 3][0][0] + mo, c.pl = &vw[(z + 3) % 3][0][0] + mo;
-      c.plp = &vw[(z + 4) % 3][0][0] + mo;
+      c.plm = &vw[(j - 3) % S][mo], c.pl = &vw[(j - 2) % S][mo], c.plp = &vw[(j - 1) % S][mo];
       c.wp = G::W, c.fs = 0;
       mw[mly][mlx] = Op::inner(&c);
     }
@@ -266,13 +265,11 @@ __global__ void __launch_bounds__(BX *BY, MINB)
     if (mine) {
       typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
       c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = &qv[0];
-      c.pl = &vw[(z + 3) % 3][0][0] + vo, c.wp = G::W, c.fs = 0;
+      c.pl = &vw[(j - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
       const T m[7] = {qm[1], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
                       mw[ty][tx + 1], qm[2], qm[0]};
       Op::outer(&c, m);
     }
-    qv[0] = qv[1], qv[1] = qv[2], qv[2] = qv[3];
-    qm[0] = qm[1], qm[1] = qm[2];
   }
 }
 
@@ -297,6 +294,7 @@ template <typename Op> void tess_stencil_launch_cells(const tess_stencil_plan *p
 #define TESS_ZQ_BY   16
 #define TESS_ZQ_ZC   64
 #define TESS_ZQ_MINB 2
+#define TESS_ZQ_D    2
 #endif
 
 /* The staged z-march pays where the region is a real 3D box; thin slabs go cell by cell. */
@@ -305,28 +303,28 @@ static inline bool tess_stencil_staged(const tess_stencil_plan *p, int nc) {
          p->n[1] >= 8 && p->n[2] >= 8;
 }
 
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB>
+template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D>
 void tess_stencil_launch_zq(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
                (unsigned)((p->n[2] + ZC - 1) / ZC));
-  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB><<<g, b, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D><<<g, b, 0, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
-template <typename Op, int BX, int BY, int ZC, int MINB>
+template <typename Op, int BX, int BY, int ZC, int MINB, int D>
 void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
                (unsigned)((p->n[2] + ZC - 1) / ZC));
-  tess_stencil_zq2<Op, BX, BY, ZC, MINB><<<g, b, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D><<<g, b, 0, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
 /* One-level kernels: the staged z-march for one input of one component, else cell by cell. */
 template <typename Op, int R> void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
   if (p->nin == 1 && tess_stencil_staged(p, 1))
-    tess_stencil_launch_zq<Op, R, 1, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB>(p, stream);
+    tess_stencil_launch_zq<Op, R, 1, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB, TESS_ZQ_D>(p, stream);
   else
     tess_stencil_launch_cells<Op>(p, stream);
 }
@@ -337,7 +335,7 @@ template <typename Op, int R> void tess_stencil_launch_two(const tess_stencil_pl
     return;
   }
   if (R == 2 && tess_stencil_staged(p, 1)) {
-    tess_stencil_launch_zq2<Op, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB>(p, stream);
+    tess_stencil_launch_zq2<Op, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB, TESS_ZQ_D>(p, stream);
     return;
   }
   const dim3 zb(ZX, ZY, 1);
