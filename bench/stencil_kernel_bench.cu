@@ -178,30 +178,30 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 
 #define HEAT_VARIANTS(op, R)                                                                       \
   {{"cells", tess_stencil_launch_cells<op>},                                                       \
-   ZQ(op, R, 32, 16, 64, 2, 2),                                                                    \
-   ZQ(op, R, 32, 16, 64, 2, 3),                                                                    \
-   ZQ(op, R, 32, 16, 128, 2, 3),                                                                   \
-   ZQ(op, R, 32, 16, 64, 1, 3),                                                                    \
-   ZQ(op, R, 32, 8, 64, 4, 2),                                                                     \
-   ZQ(op, R, 32, 8, 64, 4, 4),                                                                     \
-   ZQ(op, R, 64, 8, 64, 2, 2),                                                                     \
-   ZQ(op, R, 64, 4, 64, 4, 2),                                                                     \
-   ZQ(op, R, 64, 4, 64, 4, 3),                                                                     \
-   ZQ(op, R, 64, 4, 64, 4, 4),                                                                     \
-   ZQ(op, R, 64, 4, 128, 4, 3),                                                                    \
-   ZQ(op, R, 64, 4, 64, 6, 3)}
+   {"layer", tess_stencil_launch_one<op, R>},                                                      \
+   ZQ(op, R, 32, 16, 64, 2, 0),                                                                    \
+   ZQ(op, R, 32, 8, 64, 4, 0),                                                                     \
+   ZQ(op, R, 64, 4, 64, 4, 0),                                                                     \
+   ZQ(op, R, 64, 4, 128, 4, 0),                                                                    \
+   ZQ(op, R, 64, 8, 64, 2, 0),                                                                     \
+   ZQ(op, R, 64, 8, 128, 2, 0),                                                                    \
+   ZQ(op, R, 64, 8, 64, 3, 0),                                                                     \
+   ZQ(op, R, 128, 4, 64, 2, 0),                                                                    \
+   ZQ(op, R, 128, 2, 64, 4, 0),                                                                    \
+   ZQ(op, R, 64, 16, 64, 1, 0)}
 #define CH_VARIANTS(op)                                                                            \
   {{"cells", tess_stencil_launch_cells<op>},                                                       \
    {"zmarch-old", old_zmarch<op>},                                                                 \
+   {"layer", tess_stencil_launch_two<op, 2>},                                                      \
    ZQ2(op, 32, 16, 64, 2, 2),                                                                      \
-   ZQ2(op, 32, 16, 64, 2, 3),                                                                      \
-   ZQ2(op, 32, 16, 64, 1, 3),                                                                      \
-   ZQ2(op, 32, 16, 128, 2, 3),                                                                     \
    ZQ2(op, 32, 8, 64, 4, 2),                                                                       \
-   ZQ2(op, 32, 8, 64, 4, 4),                                                                       \
+   ZQ2(op, 32, 8, 64, 5, 2),                                                                       \
    ZQ2(op, 64, 8, 64, 2, 2),                                                                       \
+   ZQ2(op, 64, 8, 64, 3, 2),                                                                       \
    ZQ2(op, 64, 4, 64, 4, 2),                                                                       \
-   ZQ2(op, 64, 4, 64, 4, 4)}
+   ZQ2(op, 64, 4, 128, 4, 2),                                                                      \
+   ZQ2(op, 64, 4, 64, 5, 2),                                                                       \
+   ZQ2(op, 128, 4, 64, 2, 2)}
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;
@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
   }
   run("ch_fused", big, 1, 1, cd, nv, filter, 20, true);
   run("ch_fused", big, 0, 1, cs, nv, filter, 20, true);
-  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "32x16 zc64 mb2 d2", 20, true);
+  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "layer", 20, true);
 #endif
   return 0;
 }

@@ -11,7 +11,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
     if (f < p->nout) c.out[f] = (real *)p->out[f] + i;
   }
 #ifdef __CUDACC__ /* nothing staged: every read from device memory */
-  c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.q = NULL;
+  c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
   c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0;
   c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
 #endif
@@ -26,7 +26,7 @@ TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k)
   if (f < c->nw) {
     const int i = f * c->nc + comp;
     if (a == 2 || k == 0)
-      return c->q ? c->q[i * (2 * c->qr + 1) + c->qr + k]
+      return c->q ? c->q[i * (2 * c->qr + 1) + (c->qb + c->qr + k) % (2 * c->qr + 1)]
                   : (k == 0 ? c->pl : k < 0 ? c->plm : c->plp)[i * c->fs];
     return c->pl[i * c->fs + (a == 0 ? k : k * c->wp)];
   }

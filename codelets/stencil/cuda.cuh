@@ -146,77 +146,104 @@ template <typename T, int BX, int BY, int r> struct tess_stage {
       ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? gx : 0, rok[s] ? gy : 0, z0);
     }
   }
-  /* copies plane z0 + dz (components 0..NC-1, each a window plane apart) into w */
-  template <int NC> __device__ __forceinline__ void copy(T *w, long long dz, long long sc) const {
-    for (int i = 0; i < NC; i++) {
-      if (col) tess_cp(w + i * G::W * G::H + oo, own + dz + i * sc);
-      for (int s = 0; s < G::SLOTS; s++)
-        if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + dz + i * sc);
-    }
+  /* copies the next plane (components 0..NC-1, each a window plane apart) into w, if go */
+  template <int NC>
+  __device__ __forceinline__ void copy(T *w, bool go, long long sz, long long sc) {
+    if (go)
+      for (int i = 0; i < NC; i++) {
+        if (col) tess_cp(w + i * G::W * G::H + oo, own + i * sc);
+        for (int s = 0; s < G::SLOTS; s++)
+          if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + i * sc);
+      }
+    own += sz;
+    for (int s = 0; s < G::SLOTS; s++) ring[s] += sz;
   }
 };
 
-/* The one-level staged z-march. Plane j lands in shared memory (slot j mod S, with the ring of
- * R) D planes after its copy was issued; when it lands, each thread appends its own value to
- * its register queue and computes the cell R planes below (z = j - R), reading z offsets from
- * the queue and x, y offsets from that plane's slot. One barrier per plane. */
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D>
+__host__ __device__ constexpr int tess_gcd(int a, int b) { return b ? tess_gcd(b, a % b) : a; }
+__host__ __device__ constexpr int tess_lcm(int a, int b) { return a / tess_gcd(a, b) * b; }
+/* Planes in flight for radius R when the launch does not say (D = 0): the slot ring (R + 1 + D
+ * planes) then is a multiple of the register queue (2R + 1), so one unrolled round of the z
+ * loop puts every slot and queue index at a compile-time constant. */
+__host__ __device__ constexpr int tess_depth(int R, int D) { return D ? D : R >= 2 ? R : 4 * R; }
+
+/* The one-level staged z-march. Plane j (z0 - R + j) lands in shared memory (slot j mod S, with
+ * the ring of R) D planes after its copy was issued; when it lands, each thread appends its own
+ * value to its register queue (a ring of 2R + 1) and computes the cell R planes below, reading
+ * z offsets from the queue and x, y offsets from that plane's slot. One barrier per plane; the
+ * loop is unrolled by U planes so that no slot or queue index is computed at run time. */
+template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D0>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   typedef tess_ring<BX, BY, R> G;
-  constexpr int Q = 2 * R + 1, S = R + 1 + D, PL = NC * G::W * G::H;
-  __shared__ T win[S][PL];
+  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, PL = NC * G::W * G::H;
+  constexpr int U = tess_lcm(S, Q);
+  extern __shared__ __align__(16) unsigned char tess_smem[];
+  T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
   const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
   const int x = x0 + tx, y = y0 + ty;
   const bool mine = x < p.n[0] && y < p.n[1];
   const long long sz = p.pos[2];
-  const tess_stage<T, BX, BY, R> st(p, x0, y0, tx, ty, z0);
-  /* planes z0 - R .. z1 - 1 + R; slot of plane j: (j - z0 + R) % S */
+  tess_stage<T, BX, BY, R> st(p, x0, y0, tx, ty, z0 - R); /* plane z0 - R first */
   const int nj = z1 - z0 + 2 * R;
+#pragma unroll
   for (int d = 0; d < D; d++) {
-    if (d < nj) st.template copy<NC>(win[d], (long long)(d - R) * sz, p.sc);
+    st.template copy<NC>(win[d], d < nj, sz, p.sc);
     tess_cp_commit();
   }
   T q[NC][Q];
+#pragma unroll
   for (int i = 0; i < NC; i++)
-    for (int j = 0; j < Q; j++) q[i][j] = T(0);
-  for (int j = 0; j < nj; j++) { /* plane z0 - R + j lands */
-    tess_cp_wait<D - 1>();
-    __syncthreads(); /* it is visible; the slot of plane j - R - 1 is free */
-    if (j + D < nj) st.template copy<NC>(win[(j + D) % S], (long long)(j + D - R) * sz, p.sc);
-    tess_cp_commit();
-    for (int i = 0; i < NC; i++) {
-      for (int k = 0; k < Q - 1; k++) q[i][k] = q[i][k + 1];
-      q[i][Q - 1] = win[j % S][i * G::W * G::H + st.oo];
-    }
-    if (j >= 2 * R && mine) {
-      const int z = z0 + j - 2 * R;
-      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
-      c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.q = &q[0][0];
-      c.pl = &win[(j - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
-      Op::cell(&c);
+#pragma unroll
+    for (int k = 0; k < Q; k++) q[i][k] = T(0);
+  const typename Op::C c0 = Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? y : 0),
+                                   p.lo[2] + z0);
+  T *out = c0.out[0]; /* the cell's output, plane by plane (the launch checks nout == 1) */
+  for (int j0 = 0; j0 < nj; j0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int j = j0 + u; /* the same in the whole block */
+      if (j < nj) {
+        tess_cp_wait<D - 1>();
+        __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
+        st.template copy<NC>(win[(u + D) % S], j + D < nj, sz, p.sc);
+        tess_cp_commit();
+#pragma unroll
+        for (int i = 0; i < NC; i++) q[i][u % Q] = win[u % S][i * G::W * G::H + st.oo];
+        if (j >= 2 * R && mine) {
+          typename Op::C c = c0;
+          c.out[0] = out;
+          c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = &q[0][0];
+          c.pl = &win[(u + S - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
+          Op::cell(&c);
+        }
+        if (j >= 2 * R) out += sz;
+      }
     }
   }
 }
 
 /* The two-level staged z-march (TESS_STENCIL2 of radius 2, one component, input 0 staged with
- * a ring of 2). When plane j of input 0 lands: inner at the thread's own cell of plane j - 1
- * (register queues of input 0 and of inner along the own column), inner at the ring of one
- * cell around the block on plane z = j - 2 (from the slots of planes j - 3 .. j - 1), then
- * outer at z. Two barriers per plane. */
-template <typename Op, int BX, int BY, int ZC, int MINB, int D>
+ * a ring of 2; outer may read input 0 only at its cell). When plane j of input 0 (z0 - 2 + j)
+ * lands: inner at the thread's own cell of plane j - 1 (register rings of input 0 and of inner
+ * along the own column), inner at the ring of one cell around the block on plane j - 2 (from
+ * the slots of planes j - 3 .. j - 1), then outer there. Two barriers per plane; unrolled by U
+ * planes as above. */
+template <typename Op, int BX, int BY, int ZC, int MINB, int D0>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq2(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   typedef tess_ring<BX, BY, 2> G; /* input 0's planes */
   typedef tess_ring<BX, BY, 1> M; /* inner's plane */
-  constexpr int NT = BX * BY, S = 4 + D, PL = G::W * G::H;
+  constexpr int NT = BX * BY, D = D0 ? D0 : 2, S = 4 + D, PL = G::W * G::H;
+  constexpr int U = tess_lcm(S, 3);
   static_assert(M::N <= NT, "one inner ring cell per thread at most");
-  __shared__ T vw[S][PL];
-  __shared__ T mw[M::H][M::W];
+  extern __shared__ __align__(16) unsigned char tess_smem[];
+  T(*vw)[PL] = (T(*)[PL])tess_smem;                            /* [S][PL] */
+  T(*mw)[M::W] = (T(*)[M::W])(tess_smem + S * PL * sizeof(T)); /* [M::H][M::W] */
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
   const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
@@ -224,51 +251,67 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const bool mine = x < p.n[0] && y < p.n[1];   /* outer here */
   const bool midc = x <= p.n[0] && y <= p.n[1]; /* inner here is read */
   const long long sz = p.pos[2];
-  const tess_stage<T, BX, BY, 2> st(p, x0, y0, tx, ty, z0);
+  tess_stage<T, BX, BY, 2> st(p, x0, y0, tx, ty, z0 - 2); /* plane z0 - 2 first */
   int mlx = 0, mly = 0;
   if (tid < M::N) tess_ring_pos<BX, BY, 1>(tid, mlx, mly);
   const bool mring = tid < M::N && x0 + mlx - 1 <= p.n[0] && y0 + mly - 1 <= p.n[1];
   const int mo = (mly + 1) * G::W + mlx + 1;
-  /* planes z0 - 2 .. z1 + 1; slot of plane j: (j - z0 + 2) % S */
   const int nj = z1 - z0 + 4;
+#pragma unroll
   for (int d = 0; d < D; d++) {
-    if (d < nj) st.template copy<1>(vw[d], (long long)(d - 2) * sz, 0);
+    st.template copy<1>(vw[d], d < nj, sz, 0);
     tess_cp_commit();
   }
-  T qv[4] = {0, 0, 0, 0}, qm[3] = {0, 0, 0};
-  for (int j = 0; j < nj; j++) { /* plane z0 - 2 + j lands */
-    tess_cp_wait<D - 1>();
-    __syncthreads();
-    if (j + D < nj) st.template copy<1>(vw[(j + D) % S], (long long)(j + D - 2) * sz, 0);
-    tess_cp_commit();
-    qv[0] = qv[1], qv[1] = qv[2], qv[2] = qv[3], qv[3] = vw[j % S][st.oo];
-    if (j < 2) continue; /* uniform: the whole block */
-    qm[0] = qm[1], qm[1] = qm[2];
-    const int z = z0 + j - 4; /* outer's plane */
-    if (midc) {               /* inner at z + 1 */
-      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z + 1);
-      c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = &qv[1];
-      c.pl = &vw[(j - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
-      qm[2] = Op::inner(&c);
-    }
-    if (j < 4) continue;
-    if (midc) mw[ty + 1][tx + 1] = qm[1];
-    if (mring) {
-      typename Op::C c =
-          Op::at(&p, p.lo[0] + x0 + mlx - 1, p.lo[1] + y0 + mly - 1, p.lo[2] + z);
-      c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = NULL;
-      c.plm = &vw[(j - 3) % S][mo], c.pl = &vw[(j - 2) % S][mo], c.plp = &vw[(j - 1) % S][mo];
-      c.wp = G::W, c.fs = 0;
-      mw[mly][mlx] = Op::inner(&c);
-    }
-    __syncthreads();
-    if (mine) {
-      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
-      c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.q = &qv[0];
-      c.pl = &vw[(j - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
-      const T m[7] = {qm[1], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
-                      mw[ty][tx + 1], qm[2], qm[0]};
-      Op::outer(&c, m);
+  T qv[3] = {0, 0, 0}, qm[3] = {0, 0, 0}; /* rings: plane j at j mod 3 */
+  const int cx = midc ? x : 0, cy = midc ? y : 0;
+  const typename Op::C c0 = Op::at(&p, p.lo[0] + cx, p.lo[1] + cy, p.lo[2] + z0);
+  const typename Op::C r0 =
+      Op::at(&p, p.lo[0] + (mring ? x0 + mlx - 1 : 0), p.lo[1] + (mring ? y0 + mly - 1 : 0),
+             p.lo[2] + z0);
+  /* running pointers, plane by plane (the launch checks nin <= 2, nout == 1): input 1 and the
+   * output at the thread's own cell for inner (one plane up) and outer, input 1 on the ring */
+  const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
+  const T *w = c0.in[1] - 5 * up, *wr = r0.in[1] - 5 * up; /* bumped once per plane to j - 4 */
+  T *out = c0.out[0] - 5 * sz;
+  for (int j0 = 0; j0 < nj; j0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int j = j0 + u; /* the same in the whole block */
+      if (j >= nj) break;
+      tess_cp_wait<D - 1>();
+      __syncthreads();
+      st.template copy<1>(vw[(u + D) % S], j + D < nj, sz, 0);
+      tess_cp_commit();
+      qv[u % 3] = vw[u % S][st.oo];
+      w += up, wr += up, out += sz; /* at plane z0 + j - 4 */
+      if (j < 2) continue;
+      if (midc) { /* inner at plane j - 1 */
+        typename Op::C c = c0;
+        c.in[1] = w + up, c.out[0] = out + sz;
+        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv;
+        c.pl = &vw[(u + S - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
+        qm[(u + 2) % 3] = Op::inner(&c);
+      }
+      if (j < 4) continue;
+      if (midc) mw[ty + 1][tx + 1] = qm[(u + 1) % 3];
+      if (mring) { /* inner on the ring, plane j - 2 */
+        typename Op::C c = r0;
+        c.in[1] = wr, c.out[0] = NULL; /* inner writes nothing */
+        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
+        c.plm = &vw[(u + S - 3) % S][mo], c.pl = &vw[(u + S - 2) % S][mo];
+        c.plp = &vw[(u + S - 1) % S][mo], c.wp = G::W, c.fs = 0;
+        mw[mly][mlx] = Op::inner(&c);
+      }
+      __syncthreads();
+      if (mine) { /* outer at plane j - 2 */
+        typename Op::C c = c0;
+        c.in[1] = w, c.out[0] = out;
+        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv; /* the cell only */
+        c.pl = &vw[(u + S - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
+        const T m[7] = {qm[(u + 1) % 3], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
+                        mw[ty][tx + 1],  qm[(u + 2) % 3],    qm[u % 3]};
+        Op::outer(&c, m);
+      }
     }
   }
 }
@@ -289,13 +332,21 @@ template <typename Op> void tess_stencil_launch_cells(const tess_stencil_plan *p
   tess_stencil_check_launch();
 }
 
-#ifndef TESS_ZQ_BX /* the staged z-march's block and planes per block (bench/ varies them) */
-#define TESS_ZQ_BX   32
-#define TESS_ZQ_BY   16
-#define TESS_ZQ_ZC   64
-#define TESS_ZQ_MINB 2
-#define TESS_ZQ_D    2
-#endif
+/* The staged z-marches' blocks (x, y), blocks per SM asked of the compiler, planes per block:
+ * the fastest of bench/stencil_kernel_bench.cu's variants on an H100 at 512^3 (heat orders 2
+ * and 6, Cahn–Hilliard fused; docs/performance.md, 2026-11-25 stencil section). */
+template <typename T> struct tess_zq_shape { /* one level: double */
+  static constexpr int BX = 64, BY = 8, MINB = 2, ZC = 64;
+};
+template <> struct tess_zq_shape<float> {
+  static constexpr int BX = 64, BY = 4, MINB = 4, ZC = 64;
+};
+template <typename T> struct tess_zq2_shape { /* two levels: double */
+  static constexpr int BX = 64, BY = 4, MINB = 4, ZC = 64, D = 2;
+};
+template <> struct tess_zq2_shape<float> {
+  static constexpr int BX = 32, BY = 8, MINB = 4, ZC = 64, D = 2;
+};
 
 /* The staged z-march pays where the region is a real 3D box; thin slabs go cell by cell. */
 static inline bool tess_stencil_staged(const tess_stencil_plan *p, int nc) {
@@ -303,12 +354,23 @@ static inline bool tess_stencil_staged(const tess_stencil_plan *p, int nc) {
          p->n[1] >= 8 && p->n[2] >= 8;
 }
 
+/* Above 48 KiB of shared memory a kernel must ask, on each device (StarPU may drive several). */
+template <typename K> void tess_stencil_smem(K kernel, size_t bytes) {
+  if (bytes <= 48 * 1024) return;
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+}
+
 template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D>
 void tess_stencil_launch_zq(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
                (unsigned)((p->n[2] + ZC - 1) / ZC));
-  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D><<<g, b, 0, (cudaStream_t)stream>>>(*p);
+  typedef tess_ring<BX, BY, R> G;
+  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::W * G::H;
+  tess_stencil_smem(tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D>, bytes);
+  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
@@ -317,14 +379,21 @@ void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
                (unsigned)((p->n[2] + ZC - 1) / ZC));
-  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D><<<g, b, 0, (cudaStream_t)stream>>>(*p);
+  typedef tess_ring<BX, BY, 2> G;
+  typedef tess_ring<BX, BY, 1> M;
+  const size_t bytes = sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::W * G::H + M::W * M::H);
+  tess_stencil_smem(tess_stencil_zq2<Op, BX, BY, ZC, MINB, D>, bytes);
+  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
 /* One-level kernels: the staged z-march for one input of one component, else cell by cell. */
 template <typename Op, int R> void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
-  if (p->nin == 1 && tess_stencil_staged(p, 1))
-    tess_stencil_launch_zq<Op, R, 1, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB, TESS_ZQ_D>(p, stream);
+  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))
+  {
+    typedef tess_zq_shape<typename Op::T> Z;
+    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+  }
   else
     tess_stencil_launch_cells<Op>(p, stream);
 }
@@ -334,10 +403,12 @@ template <typename Op, int R> void tess_stencil_launch_two(const tess_stencil_pl
     tess_stencil_launch_cells<Op>(p, stream);
     return;
   }
-  if (R == 2 && tess_stencil_staged(p, 1)) {
-    tess_stencil_launch_zq2<Op, TESS_ZQ_BX, TESS_ZQ_BY, TESS_ZQ_ZC, TESS_ZQ_MINB, TESS_ZQ_D>(p, stream);
-    return;
-  }
+  if constexpr (R == 2) /* the staged form's reach */
+    if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
+      typedef tess_zq2_shape<typename Op::T> Z;
+      tess_stencil_launch_zq2<Op, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D>(p, stream);
+      return;
+    }
   const dim3 zb(ZX, ZY, 1);
   const dim3 zg((unsigned)((p->n[0] + ZX - 1) / ZX), (unsigned)((p->n[1] + ZY - 1) / ZY),
                 (unsigned)((p->n[2] + ZCHUNK - 1) / ZCHUNK));

@@ -72,8 +72,9 @@ typedef struct {
 #define TESS_CELL_WINDOW(T)                                                                        \
   int nc, nin, act; /* TESS_NC, TESS_NIN, the active axes as bits (constants in a z-march) */     \
   int nw;           /* inputs 0..nw-1 are staged; the others are read from device memory */      \
-  int qr;           /* registers: input i = f nc + comp at z offset k is q[i (2 qr + 1) + qr + k] */ \
-  const T *q;       /* NULL: z offsets -1, 0, 1 from the shared planes plm, pl, plp */            \
+  int qr, qb;       /* registers: input i = f nc + comp at z offset k (|k| <= qr) is q[i Q +   */ \
+  const T *q;       /* (qb + qr + k) mod Q], Q = 2 qr + 1 (a ring); NULL: z offsets -1, 0, 1     */ \
+                    /* from the shared planes plm, pl, plp */                                     \
   const T *pl, *plm, *plp; /* shared memory: the cell in its plane, and below and above it */      \
   int wp, fs;              /* a plane's row pitch, and its stride between inputs */
 #else
