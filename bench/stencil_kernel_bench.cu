@@ -55,6 +55,27 @@ __global__ void count_diff(const unsigned *a, const unsigned *b, size_t n, unsig
   if (c) atomicAdd(d, c);
 }
 
+/* Median ms of reps runs of f on the default stream, after two, timed with events. */
+template <typename F> static double median_ms(F f, int reps) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<float> ts;
+  for (int r = 0; r < reps + 2; r++) {
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) ts.push_back(ms);
+  }
+  std::sort(ts.begin(), ts.end());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ts[ts.size() / 2];
+}
+
 struct box {
   int dim[3], lo[3], n[3];
 };
@@ -64,22 +85,29 @@ static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *c
   tess_stencil_plan p;
   memset(&p, 0, sizeof p);
   p.nin = nin, p.nout = 1, p.nc = 1, p.sc = b.dim[0], p.prec = prec ? TESS_FP64 : TESS_FP32;
-  for (int a = 0; a < 3; a++) p.lo[a] = b.lo[a], p.n[a] = b.n[a], p.active[a] = 1;
+  for (int a = 0; a < 3; a++)
+    p.lo[a] = b.lo[a], p.n[a] = b.n[a], p.active[a] = 1;
   p.pos[0] = 1, p.pos[1] = b.dim[0], p.pos[2] = (long long)b.dim[0] * b.dim[1];
-  for (int a = 0; a < 3; a++) p.st[a] = p.pos[a];
-  for (int f = 0; f < nin; f++) p.in[f] = in[f];
+  for (int a = 0; a < 3; a++)
+    p.st[a] = p.pos[a];
+  for (int f = 0; f < nin; f++)
+    p.in[f] = in[f];
   p.out[0] = out;
 #ifdef BENCH_HEAT
   p.k[HEAT_COEF] = 0.05;
-  for (int a = 0; a < 3; a++) p.k[HEAT_IH2 + a] = 1.0 + 0.25 * a;
+  for (int a = 0; a < 3; a++)
+    p.k[HEAT_IH2 + a] = 1.0 + 0.25 * a;
   const double b6[4] = {-49.0 / 18.0, 3.0 / 2.0, -3.0 / 20.0, 1.0 / 90.0};
-  for (int i = 0; i < 4; i++) p.k[HEAT_B + i] = b6[i];
+  for (int i = 0; i < 4; i++)
+    p.k[HEAT_B + i] = b6[i];
 #else
   p.k[CH_NEG_B] = -1.0, p.k[CH_U] = 1.0, p.k[CH_K] = 0.5, p.k[CH_COEF] = 0.01;
   p.k[CH_C0] = 0.25, p.k[CH_C1] = 0.75;
-  for (int a = 0; a < 3; a++) p.k[CH_IH2 + a] = 1.0 + 0.25 * a;
+  for (int a = 0; a < 3; a++)
+    p.k[CH_IH2 + a] = 1.0 + 0.25 * a;
 #endif
-  for (int i = 0; i < TESS_STENCIL_MAXK; i++) p.kf[i] = (float)p.k[i];
+  for (int i = 0; i < TESS_STENCIL_MAXK; i++)
+    p.kf[i] = (float)p.k[i];
   return p;
 }
 
@@ -100,9 +128,6 @@ static void run(const char *kern, const box &b, int prec, int nin, const variant
   tess_stencil_plan pr = plan_for(b, prec, nin, in, ref);
   vs[0].f(&pr, 0);
   CK(cudaDeviceSynchronize());
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (int v = 0; v < nv; v++) {
     if (filter && !strstr(vs[v].name, filter)) continue;
     CK(cudaMemset(out, 0xEF, n * w));
@@ -113,27 +138,15 @@ static void run(const char *kern, const box &b, int prec, int nin, const variant
     count_diff<<<1024, 256>>>((const unsigned *)ref, (const unsigned *)out, n * w / 4, d);
     unsigned long long diff;
     CK(cudaMemcpy(&diff, d, 8, cudaMemcpyDeviceToHost));
-    std::vector<float> ts;
-    if (time) {
-      for (int r = 0; r < reps + 2; r++) {
-        CK(cudaEventRecord(e0));
-        vs[v].f(&p, 0);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 2) ts.push_back(ms);
-      }
-      std::sort(ts.begin(), ts.end());
-    }
-    const double med = time ? ts[ts.size() / 2] : 0;
+    const double med = time ? median_ms([&] { vs[v].f(&p, 0); }, reps) : 0;
     const double cells = (double)b.n[0] * b.n[1] * b.n[2];
     printf("%-9s %-6s %3dx%3dx%3d nin=%d %-22s %8.4f ms %7.1f GB/s  diff %llu\n", kern,
            prec ? "double" : "single", b.n[0], b.n[1], b.n[2], nin, vs[v].name, med,
            time ? (nin + 1) * cells * w / (med * 1e6) : 0.0, diff);
     fflush(stdout);
   }
-  for (int f = 0; f < nin; f++) CK(cudaFree(in[f]));
+  for (int f = 0; f < nin; f++)
+    CK(cudaFree(in[f]));
   CK(cudaFree(ref));
   CK(cudaFree(out));
   CK(cudaFree(d));
@@ -143,29 +156,17 @@ static double copy_bw(size_t bytes) {
   void *a, *b;
   CK(cudaMalloc(&a, bytes));
   CK(cudaMalloc(&b, bytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<float> ts;
-  for (int r = 0; r < 12; r++) {
-    CK(cudaEventRecord(e0));
-    CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2) ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
+  const double ms =
+      median_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, 10);
   CK(cudaFree(a));
   CK(cudaFree(b));
-  return 2.0 * bytes / (ts[ts.size() / 2] * 1e6);
+  return 2.0 * bytes / (ms * 1e6);
 }
 
 #define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
-  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D> }
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D> }
 #define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
-  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D> }
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D> }
 
 #ifndef BENCH_HEAT
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
@@ -177,38 +178,29 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 #endif
 
 #define HEAT_VARIANTS(op, R)                                                                       \
-  {{"cells", tess_stencil_launch_cells<op>},                                                       \
-   {"layer", tess_stencil_launch_one<op, R>},                                                      \
-   ZQ(op, R, 32, 16, 64, 2, 0),                                                                    \
-   ZQ(op, R, 32, 8, 64, 4, 0),                                                                     \
-   ZQ(op, R, 64, 4, 64, 4, 0),                                                                     \
-   ZQ(op, R, 64, 4, 128, 4, 0),                                                                    \
-   ZQ(op, R, 64, 8, 64, 2, 0),                                                                     \
-   ZQ(op, R, 64, 8, 128, 2, 0),                                                                    \
-   ZQ(op, R, 64, 8, 64, 3, 0),                                                                     \
-   ZQ(op, R, 128, 4, 64, 2, 0),                                                                    \
-   ZQ(op, R, 128, 2, 64, 4, 0),                                                                    \
-   ZQ(op, R, 64, 16, 64, 1, 0)}
+  {                                                                                                \
+    {"cells", tess_stencil_launch_cells<op>}, {"layer", tess_stencil_launch_one<op, R>},           \
+        ZQ(op, R, 32, 16, 64, 2, 0), ZQ(op, R, 32, 8, 64, 4, 0), ZQ(op, R, 64, 4, 64, 4, 0),       \
+        ZQ(op, R, 64, 4, 128, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 64, 8, 128, 2, 0),      \
+        ZQ(op, R, 64, 8, 64, 3, 0), ZQ(op, R, 128, 4, 64, 2, 0), ZQ(op, R, 128, 2, 64, 4, 0),      \
+        ZQ(op, R, 64, 16, 64, 1, 0)                                                                \
+  }
 #define CH_VARIANTS(op)                                                                            \
-  {{"cells", tess_stencil_launch_cells<op>},                                                       \
-   {"zmarch-old", old_zmarch<op>},                                                                 \
-   {"layer", tess_stencil_launch_two<op, 2>},                                                      \
-   ZQ2(op, 32, 16, 64, 2, 2),                                                                      \
-   ZQ2(op, 32, 8, 64, 4, 2),                                                                       \
-   ZQ2(op, 32, 8, 64, 5, 2),                                                                       \
-   ZQ2(op, 64, 8, 64, 2, 2),                                                                       \
-   ZQ2(op, 64, 8, 64, 3, 2),                                                                       \
-   ZQ2(op, 64, 4, 64, 4, 2),                                                                       \
-   ZQ2(op, 64, 4, 128, 4, 2),                                                                      \
-   ZQ2(op, 64, 4, 64, 5, 2),                                                                       \
-   ZQ2(op, 128, 4, 64, 2, 2)}
+  {                                                                                                \
+    {"cells", tess_stencil_launch_cells<op>}, {"zmarch-old", old_zmarch<op>},                      \
+        {"layer", tess_stencil_launch_two<op, 2>}, ZQ2(op, 32, 16, 64, 2, 2),                      \
+        ZQ2(op, 32, 8, 64, 4, 2), ZQ2(op, 32, 8, 64, 5, 2), ZQ2(op, 64, 8, 64, 2, 2),              \
+        ZQ2(op, 64, 8, 64, 3, 2), ZQ2(op, 64, 4, 64, 4, 2), ZQ2(op, 64, 4, 128, 4, 2),             \
+        ZQ2(op, 64, 4, 64, 5, 2), ZQ2(op, 128, 4, 64, 2, 2)                                        \
+  }
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;
   const char *filter = argc > 2 ? argv[2] : NULL;
   const box big = {{N + 6, N + 6, N + 6}, {3, 3, 3}, {N, N, N}};
   const box rag = {{150, 90, 84}, {5, 3, 4}, {137, 75, 70}};
-  if (!filter) printf("copy %.1f GB/s (read + write, 1 GiB device to device)\n", copy_bw(1ull << 30));
+  if (!filter)
+    printf("copy %.1f GB/s (read + write, 1 GiB device to device)\n", copy_bw(1ull << 30));
 #ifdef BENCH_HEAT
   const variant h6d[] = HEAT_VARIANTS(tess_op_heat6_f64, 3);
   const variant h6s[] = HEAT_VARIANTS(tess_op_heat6_f32, 3);

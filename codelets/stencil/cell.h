@@ -27,7 +27,9 @@ TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k)
     const int i = f * c->nc + comp;
     if (a == 2 || k == 0)
       return c->q ? c->q[i * (2 * c->qr + 1) + (c->qb + c->qr + k) % (2 * c->qr + 1)]
-                  : (k == 0 ? c->pl : k < 0 ? c->plm : c->plp)[i * c->fs];
+                  : (k == 0  ? c->pl
+                     : k < 0 ? c->plm
+                             : c->plp)[i * c->fs];
     return c->pl[i * c->fs + (a == 0 ? k : k * c->wp)];
   }
   return TESS_AX_MEM(c, f, comp, a, k);

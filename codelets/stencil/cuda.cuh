@@ -7,11 +7,24 @@
  * Launch geometry, for every kernel:
  *   cells    one thread per cell: threadIdx.x along x (coalesced rows; narrow rows get
  *            narrower blocks stacked in y), y and z in grid-stride loops (any region fits);
- *            stencil reads through L1/L2.
- *   zmarch   TESS_STENCIL2 in 3D: a block owns a 32 x 8 column and walks up to 32 planes of z;
- *            the inner quantity is computed once per cell of each plane plus a one-cell ring
- *            into shared memory, three planes rotating (z-1, z, z+1), and the outer function
- *            reads its seven values there instead of recomputing inner seven times.
+ *            stencil reads through L1/L2. Thin slabs, 1D and 2D grids, several components or
+ *            inputs, radius 1 in double.
+ *   zq       TESS_STENCIL in 3D, one input of one component (heat, ch_mu): the staged z-march.
+ *            A block owns a BX x BY column and walks ZC planes of z; cp.async copies each plane
+ *            with a ring of R cells into a ring of shared slots, D planes ahead; each thread
+ *            keeps its own column's 2R + 1 values along z in registers. The cell function
+ *            reads them through the same accessors (cell.h's tess_ax): z offsets from the
+ *            registers, x and y offsets from the plane's slot, so one device read per cell.
+ *   zq2      TESS_STENCIL2 of radius 2 in 3D, input 0 of one component staged (ch_fused): the
+ *            same with a ring of 2; inner at the thread's own cell into a register ring, at the
+ *            block's one-cell ring from the shared slots, outer from those (outer may read
+ *            input 0 only at its cell, other inputs anywhere).
+ *   zmarch   other TESS_STENCIL2 in 3D: a block owns a 32 x 8 column and walks up to 32 planes;
+ *            inner computed once per cell of each plane plus a one-cell ring into shared
+ *            memory, three planes rotating, outer reading its seven values there.
+ * Every path computes the same cell function on the same values: the bits do not depend on
+ * the path (bench/stencil_kernel_bench.cu checks each against cells, gpu-verify against the
+ * CPU). The block shapes are the fastest measured on an H100 (tess_zq_shape below).
  */
 #include "region.h"
 #include "stencil.h"
@@ -86,7 +99,8 @@ __global__ void __launch_bounds__(ZX *ZY)
 
 /* The cell at window coordinates (lx, ly) of a ring-r window of width BX + 2r, for h < ring size:
  * r rows above, r rows below, then r cells left and right of each of the BY middle rows. */
-template <int BX, int BY, int r> __device__ __forceinline__ void tess_ring_pos(int h, int &lx, int &ly) {
+template <int BX, int BY, int r>
+__device__ __forceinline__ void tess_ring_pos(int h, int &lx, int &ly) {
   constexpr int W = BX + 2 * r;
   if (h < 2 * r * W) {
     const int row = h / W;
@@ -114,9 +128,9 @@ __device__ __forceinline__ const T *tess_elem(const tess_stencil_plan &p, int f,
 
 /* Asynchronous copies of one element into shared memory (cp.async, sm_80 on), in groups. */
 template <typename T> __device__ __forceinline__ void tess_cp(T *smem, const T *g) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(smem)),
-               "l"(g), "n"(sizeof(T)));
+  asm volatile(
+      "cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
+      "l"(g), "n"(sizeof(T)));
 }
 __device__ __forceinline__ void tess_cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void tess_cp_wait() {
@@ -156,7 +170,8 @@ template <typename T, int BX, int BY, int r> struct tess_stage {
           if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + i * sc);
       }
     own += sz;
-    for (int s = 0; s < G::SLOTS; s++) ring[s] += sz;
+    for (int s = 0; s < G::SLOTS; s++)
+      ring[s] += sz;
   }
 };
 
@@ -198,10 +213,12 @@ __global__ void __launch_bounds__(BX *BY, MINB)
 #pragma unroll
   for (int i = 0; i < NC; i++)
 #pragma unroll
-    for (int k = 0; k < Q; k++) q[i][k] = T(0);
-  const typename Op::C c0 = Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? y : 0),
-                                   p.lo[2] + z0);
-  T *out = c0.out[0]; /* the cell's output, plane by plane (the launch checks nout == 1) */
+    for (int k = 0; k < Q; k++)
+      q[i][k] = T(0);
+  const typename Op::C c0 =
+      Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? y : 0), p.lo[2] + z0);
+  T *out = c0.out[0];     /* the cell's output, plane by plane (the launch checks nout == 1) */
+  const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -212,15 +229,16 @@ __global__ void __launch_bounds__(BX *BY, MINB)
         st.template copy<NC>(win[(u + D) % S], j + D < nj, sz, p.sc);
         tess_cp_commit();
 #pragma unroll
-        for (int i = 0; i < NC; i++) q[i][u % Q] = win[u % S][i * G::W * G::H + st.oo];
+        for (int i = 0; i < NC; i++)
+          q[i][u % Q] = win[u % S][i * G::W * G::H + st.oo];
         if (j >= 2 * R && mine) {
           typename Op::C c = c0;
-          c.out[0] = out;
+          c.in[0] = in, c.out[0] = out;
           c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = &q[0][0];
           c.pl = &win[(u + S - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
           Op::cell(&c);
         }
-        if (j >= 2 * R) out += sz;
+        if (j >= 2 * R) out += sz, in += sz;
       }
     }
   }
@@ -265,13 +283,13 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   T qv[3] = {0, 0, 0}, qm[3] = {0, 0, 0}; /* rings: plane j at j mod 3 */
   const int cx = midc ? x : 0, cy = midc ? y : 0;
   const typename Op::C c0 = Op::at(&p, p.lo[0] + cx, p.lo[1] + cy, p.lo[2] + z0);
-  const typename Op::C r0 =
-      Op::at(&p, p.lo[0] + (mring ? x0 + mlx - 1 : 0), p.lo[1] + (mring ? y0 + mly - 1 : 0),
-             p.lo[2] + z0);
+  const typename Op::C r0 = Op::at(&p, p.lo[0] + (mring ? x0 + mlx - 1 : 0),
+                                   p.lo[1] + (mring ? y0 + mly - 1 : 0), p.lo[2] + z0);
   /* running pointers, plane by plane (the launch checks nin <= 2, nout == 1): input 1 and the
    * output at the thread's own cell for inner (one plane up) and outer, input 1 on the ring */
   const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
   const T *w = c0.in[1] - 5 * up, *wr = r0.in[1] - 5 * up; /* bumped once per plane to j - 4 */
+  const T *v = c0.in[0] - 5 * sz, *vr = r0.in[0] - 5 * sz;
   T *out = c0.out[0] - 5 * sz;
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
@@ -283,11 +301,11 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       st.template copy<1>(vw[(u + D) % S], j + D < nj, sz, 0);
       tess_cp_commit();
       qv[u % 3] = vw[u % S][st.oo];
-      w += up, wr += up, out += sz; /* at plane z0 + j - 4 */
+      w += up, wr += up, v += sz, vr += sz, out += sz; /* at plane z0 + j - 4 */
       if (j < 2) continue;
       if (midc) { /* inner at plane j - 1 */
         typename Op::C c = c0;
-        c.in[1] = w + up, c.out[0] = out + sz;
+        c.in[0] = v + sz, c.in[1] = w + up, c.out[0] = out + sz;
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv;
         c.pl = &vw[(u + S - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
         qm[(u + 2) % 3] = Op::inner(&c);
@@ -296,7 +314,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (midc) mw[ty + 1][tx + 1] = qm[(u + 1) % 3];
       if (mring) { /* inner on the ring, plane j - 2 */
         typename Op::C c = r0;
-        c.in[1] = wr, c.out[0] = NULL; /* inner writes nothing */
+        c.in[0] = vr, c.in[1] = wr, c.out[0] = NULL; /* inner writes nothing */
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
         c.plm = &vw[(u + S - 3) % S][mo], c.pl = &vw[(u + S - 2) % S][mo];
         c.plp = &vw[(u + S - 1) % S][mo], c.wp = G::W, c.fs = 0;
@@ -305,7 +323,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       __syncthreads();
       if (mine) { /* outer at plane j - 2 */
         typename Op::C c = c0;
-        c.in[1] = w, c.out[0] = out;
+        c.in[0] = v, c.in[1] = w, c.out[0] = out;
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv; /* the cell only */
         c.pl = &vw[(u + S - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
         const T m[7] = {qm[(u + 1) % 3], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
@@ -387,18 +405,21 @@ void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   tess_stencil_check_launch();
 }
 
-/* One-level kernels: the staged z-march for one input of one component, else cell by cell. */
-template <typename Op, int R> void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
-  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))
-  {
+/* One-level kernels: the staged z-march for one input of one component, else cell by cell.
+ * Radius 1 in double stays cell by cell: there the two ran alike alone (0.961 ms each at 512^3)
+ * and the staged one 3% slower through the runtime (1.050 against 1.021 ms). */
+template <typename Op, int R>
+void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
+  constexpr bool worth = R > 1 || sizeof(typename Op::T) < 8;
+  if (worth && p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
     typedef tess_zq_shape<typename Op::T> Z;
     tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
-  }
-  else
+  } else
     tess_stencil_launch_cells<Op>(p, stream);
 }
 
-template <typename Op, int R> void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
+template <typename Op, int R>
+void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   if (!(p->active[0] && p->active[1] && p->active[2])) {
     tess_stencil_launch_cells<Op>(p, stream);
     return;
