@@ -91,11 +91,11 @@ __global__ void __launch_bounds__(ZX *ZY)
   }
 }
 
-/* ---- z-march with staged inputs (3D, every input of nc components staged) -------------------
- * A block owns a BX x BY column of cells and walks ZC planes along z. Each thread keeps its own
- * column's 2R + 1 values along z in registers (one read of device memory per cell and input, the
- * next plane's read in flight while the cell is computed); the plane of the cell, with a ring of
- * R cells around the block, sits in shared memory for the x and y offsets. */
+/* ---- z-march with staged inputs (3D) -----------------------------------------------------------
+ * A block owns a BX x BY column of cells and walks ZC planes along z. cp.async copies each plane,
+ * with a ring of R cells around the block, into a ring of shared slots D planes ahead (one read
+ * of device memory per cell and input, no registers held by the reads in flight); each thread
+ * keeps its own column's values along z in a register ring. */
 
 /* The cell at window coordinates (lx, ly) of a ring-r window of width BX + 2r, for h < ring size:
  * r rows above, r rows below, then r cells left and right of each of the BY middle rows. */
@@ -138,7 +138,7 @@ template <int N> __device__ __forceinline__ void tess_cp_wait() {
 }
 
 /* Where a block's thread copies plane data from: its own column and its ring cells (up to
- * SLOTS) of a ring-r window; ok false where the cell lies past the region's reach. */
+ * SLOTS) of a ring-r window; col, rok false where the cell lies past the region's reach. */
 template <typename T, int BX, int BY, int r> struct tess_stage {
   typedef tess_ring<BX, BY, r> G;
   const T *own, *ring[G::SLOTS];
