@@ -4,7 +4,8 @@
 # median ms per step over 50 steps (5 chunks of 10) after 10 warm-up steps, against the memory
 # floor (bytes each step must move at least, at the device copy bandwidth measured in the same
 # run) and, with OLD_BUILD (a CUDA build of the hand-written kernels, commit 1e0e167), against
-# the hand kernels run in the same call. Writes $OUT/stencil.csv and prints it. STENCIL_APPS
+# the hand kernels run in the same call; with OLD_LABEL=<name> OLD_BUILD is any other build
+# (e.g. main's) and runs beside every layer row. Writes $OUT/stencil.csv and prints it. STENCIL_APPS
 # (default "heat ch maxwell") picks apps, STENCIL_REPS (default 1) repeats every run (the
 # hand/layer pairs alternate, so drift of the machine shows in both).
 #   floor bytes per cell and step: heat, CH: read u + write u_new (2 words); Maxwell: 3 substeps
@@ -12,6 +13,7 @@
 set -uo pipefail
 bundle=$(cd "${1:?usage: stencil.sh BUNDLE_DIR [OLD_BUILD]}" && pwd)
 old=${2:-}
+ol=${OLD_LABEL:-hand} # what OLD_BUILD is (the CSV's impl column); other than hand: every row runs it
 source "$bundle/env.sh" >/dev/null 2>&1
 export LD_LIBRARY_PATH=$bundle/extra/lib:$LD_LIBRARY_PATH STARPU_SILENT=1 STARPU_NCUDA=1
 export STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home}
@@ -41,16 +43,20 @@ for rep in $(seq "${STENCIL_REPS:-1}"); do
   for prec in double single; do
     if [[ " $apps " == *" heat "* ]]; then
       for o in 2 6; do
-        [ -n "$old" ] && one heat$o hand $prec 512 2 "$old/apps/heat/tess-heat" --order $o
+        [ -n "$old" ] && one heat$o $ol $prec 512 2 "$old/apps/heat/tess-heat" --order $o
         one heat$o layer $prec 512 2 "$H" --order $o
       done
     fi
     if [[ " $apps " == *" ch "* ]]; then
-      [ -n "$old" ] && [ $prec = double ] && one ch hand $prec 512 2 "$old/apps/cahn_hilliard/tess-ch" --variant fused
+      [ -n "$old" ] && { [ $prec = double ] || [ $ol != hand ]; } &&
+        one ch $ol $prec 512 2 "$old/apps/cahn_hilliard/tess-ch" --variant fused
       one ch layer $prec 512 2 "$C" --variant fused
     fi
     if [[ " $apps " == *" maxwell "* ]]; then
-      for n in 256 512; do one maxwell layer $prec $n 54 "$X" --init wave --wave 1,1,0; done
+      for n in 256 512; do
+        [ -n "$old" ] && [ $ol != hand ] && one maxwell $ol $prec $n 54 "$old/apps/maxwell/tess-maxwell" --init wave --wave 1,1,0
+        one maxwell layer $prec $n 54 "$X" --init wave --wave 1,1,0
+      done
     fi
   done
 done

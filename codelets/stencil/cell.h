@@ -10,8 +10,38 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
     if (f < p->nin) c.in[f] = (const real *)p->in[f] + i;
     if (f < p->nout) c.out[f] = (real *)p->out[f] + i;
   }
+#ifdef __CUDACC__ /* nothing staged: every read from device memory */
+  c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
+  c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0;
+  c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
+#endif
   return c;
 }
+
+#ifdef __CUDACC__
+/* TESS_AX on the GPU: a staged input's offsets along z (and the cell itself) come from the
+ * registers q or the planes pl, its offsets along x and y from the cell's plane; the rest from
+ * device memory. The same values either way, so the arithmetic and its bits do not change. */
+TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k) {
+  if (f < c->nw) {
+    const int i = f * c->nc + comp;
+    if (a == 2 || k == 0)
+      return c->q ? c->q[i * (2 * c->qr + 1) + (c->qb + c->qr + k) % (2 * c->qr + 1)]
+                  : (k == 0  ? c->pl
+                     : k < 0 ? c->plm
+                             : c->plp)[i * c->fs];
+    return c->pl[i * c->fs + (a == 0 ? k : k * c->wp)];
+  }
+  return TESS_AX_MEM(c, f, comp, a, k);
+}
+
+/* TESS_IN on the GPU: staged along z or in the cell's plane, device memory otherwise. */
+TESS_HD real TESS_FN(tess_in)(const tess_cell *c, int f, int comp, int dx, int dy, int dz) {
+  if (f < c->nw && dx == 0 && dy == 0) return TESS_FN(tess_ax)(c, f, comp, 2, dz);
+  if (f < c->nw && dz == 0) return c->pl[(f * c->nc + comp) * c->fs + dx + dy * c->wp];
+  return TESS_IN_MEM(c, f, comp, dx, dy, dz);
+}
+#endif
 
 /* The next cell along x (every field has x stride 1). */
 TESS_HD void TESS_FN(tess_cell_next)(tess_cell *c) {

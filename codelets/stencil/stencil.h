@@ -29,6 +29,12 @@
  *     TESS_ACTIVE(c, a), TESS_NIN(c)    axis a has extent > 1; number of input fields
  *     TESS_NC(c)                        components of every field
  * Tile layout (tessera_kernel.h): a field of nc components is [Z][Y][nc][X], x fastest.
+ *
+ * On the GPU the accessors read wherever the launch staged the input (stencil/cuda.cuh: a
+ * z-march keeps a column's values along z in registers and the plane in shared memory), so a
+ * cell function never names memory itself; the values, hence the bits, are the same. A
+ * TESS_STENCIL2 kernel's inner reads input 0 within one cell (axes and in-plane diagonals)
+ * and its outer reads input 0 only at the cell: what the staged launch holds.
  */
 #ifndef TESS_STENCIL_H
 #define TESS_STENCIL_H
@@ -65,18 +71,34 @@ typedef struct {
   float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
 } tess_stencil_plan;
 
-/* The cell a cell function updates: pointers at the cell, per element type. */
+/* The cell a cell function updates: pointers at the cell, per element type. On the GPU a cell
+ * also says where its inputs are staged (TESS_CELL_WINDOW, cuda.cuh): with q == NULL and no
+ * planes every read goes to device memory. */
+#ifdef __CUDACC__
+#define TESS_CELL_WINDOW(T)                                                                        \
+  int nc, nin, act; /* TESS_NC, TESS_NIN, the active axes as bits (constants in a z-march) */      \
+  int nw;           /* inputs 0..nw-1 are staged; the others are read from device memory */        \
+  int qr, qb;       /* registers: input i = f nc + comp at z offset k (|k| <= qr) is q[i Q +   */  \
+  const T *q; /* (qb + qr + k) mod Q], Q = 2 qr + 1 (a ring); NULL: z offsets -1, 0, 1     */      \
+              /* from the shared planes plm, pl, plp */                                            \
+  const T *pl, *plm, *plp; /* shared memory: the cell in its plane, and below and above it */      \
+  int wp, fs;              /* a plane's row pitch, and its stride between inputs */
+#else
+#define TESS_CELL_WINDOW(T)
+#endif
 typedef struct {
   const double *in[TESS_MAX_IO];
   double *out[TESS_MAX_IO];
   const tess_stencil_plan *p;
   const double *k;
+  TESS_CELL_WINDOW(double)
 } tess_cell_f64;
 typedef struct {
   const float *in[TESS_MAX_IO];
   float *out[TESS_MAX_IO];
   const tess_stencil_plan *p;
   const float *k;
+  TESS_CELL_WINDOW(float)
 } tess_cell_f32;
 
 /* TESS_LD: a read of an input (on the GPU through the read-only path: inputs never alias the
@@ -86,15 +108,25 @@ typedef struct {
 #else
 #define TESS_LD(ref) (ref)
 #endif
-#define TESS_IN(c, f, comp, dx, dy, dz)                                                            \
+#define TESS_IN_MEM(c, f, comp, dx, dy, dz)                                                        \
   TESS_LD((c)->in[f][(comp) * (c)->p->sc + (dx) * (c)->p->st[0] + (dy) * (c)->p->st[1] +           \
                      (dz) * (c)->p->st[2]])
-#define TESS_AX(c, f, comp, a, k) TESS_LD((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->st[a]])
-#define TESS_OUT(c, f, comp)      ((c)->out[f][(comp) * (c)->p->sc])
-#define TESS_K(c, i)              ((c)->k[i])
-#define TESS_ACTIVE(c, a)         ((c)->p->active[a])
-#define TESS_NIN(c)               ((c)->p->nin)
-#define TESS_NC(c)                ((c)->p->nc)
+#define TESS_AX_MEM(c, f, comp, a, k) TESS_LD((c)->in[f][(comp) * (c)->p->sc + (k) * (c)->p->st[a]])
+#ifdef __CUDACC__ /* staged reads where the launch staged them (cell.h's tess_ax, tess_in) */
+#define TESS_IN(c, f, comp, dx, dy, dz) TESS_FN(tess_in)(c, f, comp, dx, dy, dz)
+#define TESS_AX(c, f, comp, a, k)       TESS_FN(tess_ax)(c, f, comp, a, k)
+#define TESS_ACTIVE(c, a)               (((c)->act >> (a)) & 1)
+#define TESS_NIN(c)                     ((c)->nin)
+#define TESS_NC(c)                      ((c)->nc)
+#else
+#define TESS_IN(c, f, comp, dx, dy, dz) TESS_IN_MEM(c, f, comp, dx, dy, dz)
+#define TESS_AX(c, f, comp, a, k)       TESS_AX_MEM(c, f, comp, a, k)
+#define TESS_ACTIVE(c, a)               ((c)->p->active[a])
+#define TESS_NIN(c)                     ((c)->p->nin)
+#define TESS_NC(c)                      ((c)->p->nc)
+#endif
+#define TESS_OUT(c, f, comp) ((c)->out[f][(comp) * (c)->p->sc])
+#define TESS_K(c, i)         ((c)->k[i])
 
 /* The one error path of every kernel: "<file>:<line>: <kernel> kernel: <message>", abort. A
  * failed check means a runtime bug (codelets return void; StarPU's own codelets abort too). */

@@ -1,0 +1,243 @@
+/* stencil_kernel_bench.cu — the stencil layer's CUDA launches alone (no runtime): every launch
+ * variant of one cell source timed at N^3 and checked bitwise against the cell-by-cell launch
+ * (itself checked against the CPU by scripts/gpu-verify.sh), on a ragged box too.
+ *
+ *   nvcc -O2 -std=c++17 -arch=sm_90 -fmad=false -DTESS_HAVE_CUDA -DBENCH_HEAT (or -DBENCH_CH)
+ *        -Icodelets -Iruntime/include -I<starpu include> bench/stencil_kernel_bench.cu -o skb
+ *   skb N [FILTER]   one line per variant: kernel precision variant median_ms GB/s mismatches
+ * FILTER: run only variants whose name contains it (for Nsight Compute). */
+#ifdef BENCH_HEAT
+#define TESS_STENCIL_SOURCE "heat_cell.h"
+#else
+#define TESS_STENCIL_SOURCE "ch_cell.h"
+#endif
+#include "stencil/cuda.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                  \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+typedef void (*launch_fn)(const tess_stencil_plan *, void *);
+struct variant {
+  const char *name;
+  launch_fn f;
+};
+
+__global__ void fill(unsigned long long *a, size_t n, unsigned long long seed, int dbl) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+    const double v = (double)(h >> 11) / 9007199254740992.0 * 2 - 1;
+    if (dbl)
+      ((double *)a)[i] = v;
+    else
+      ((float *)a)[i] = (float)v;
+  }
+}
+__global__ void count_diff(const unsigned *a, const unsigned *b, size_t n, unsigned long long *d) {
+  unsigned long long c = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    c += a[i] != b[i];
+  if (c) atomicAdd(d, c);
+}
+
+/* Median ms of reps runs of f on the default stream, after two, timed with events. */
+template <typename F> static double median_ms(F f, int reps) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<float> ts;
+  for (int r = 0; r < reps + 2; r++) {
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) ts.push_back(ms);
+  }
+  std::sort(ts.begin(), ts.end());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ts[ts.size() / 2];
+}
+
+struct box {
+  int dim[3], lo[3], n[3];
+};
+
+static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *const *in,
+                                  void *out) {
+  tess_stencil_plan p;
+  memset(&p, 0, sizeof p);
+  p.nin = nin, p.nout = 1, p.nc = 1, p.sc = b.dim[0], p.prec = prec ? TESS_FP64 : TESS_FP32;
+  for (int a = 0; a < 3; a++)
+    p.lo[a] = b.lo[a], p.n[a] = b.n[a], p.active[a] = 1;
+  p.pos[0] = 1, p.pos[1] = b.dim[0], p.pos[2] = (long long)b.dim[0] * b.dim[1];
+  for (int a = 0; a < 3; a++)
+    p.st[a] = p.pos[a];
+  for (int f = 0; f < nin; f++)
+    p.in[f] = in[f];
+  p.out[0] = out;
+#ifdef BENCH_HEAT
+  p.k[HEAT_COEF] = 0.05;
+  for (int a = 0; a < 3; a++)
+    p.k[HEAT_IH2 + a] = 1.0 + 0.25 * a;
+  const double b6[4] = {-49.0 / 18.0, 3.0 / 2.0, -3.0 / 20.0, 1.0 / 90.0};
+  for (int i = 0; i < 4; i++)
+    p.k[HEAT_B + i] = b6[i];
+#else
+  p.k[CH_NEG_B] = -1.0, p.k[CH_U] = 1.0, p.k[CH_K] = 0.5, p.k[CH_COEF] = 0.01;
+  p.k[CH_C0] = 0.25, p.k[CH_C1] = 0.75;
+  for (int a = 0; a < 3; a++)
+    p.k[CH_IH2 + a] = 1.0 + 0.25 * a;
+#endif
+  for (int i = 0; i < TESS_STENCIL_MAXK; i++)
+    p.kf[i] = (float)p.k[i];
+  return p;
+}
+
+/* Times v at box b (median of reps launches) and counts its elements differing from ref's. */
+static void run(const char *kern, const box &b, int prec, int nin, const variant *vs, int nv,
+                const char *filter, int reps, bool time) {
+  const size_t n = (size_t)b.dim[0] * b.dim[1] * b.dim[2], w = prec ? 8 : 4;
+  void *in[2], *ref, *out;
+  for (int f = 0; f < nin; f++) {
+    CK(cudaMalloc(&in[f], n * w));
+    fill<<<1024, 256>>>((unsigned long long *)in[f], n, 12345 + f, prec);
+  }
+  CK(cudaMalloc(&ref, n * w));
+  CK(cudaMalloc(&out, n * w));
+  unsigned long long *d;
+  CK(cudaMalloc(&d, 8));
+  CK(cudaMemset(ref, 0xEF, n * w));
+  tess_stencil_plan pr = plan_for(b, prec, nin, in, ref);
+  vs[0].f(&pr, 0);
+  CK(cudaDeviceSynchronize());
+  for (int v = 0; v < nv; v++) {
+    if (filter && !strstr(vs[v].name, filter)) continue;
+    CK(cudaMemset(out, 0xEF, n * w));
+    tess_stencil_plan p = plan_for(b, prec, nin, in, out);
+    vs[v].f(&p, 0);
+    CK(cudaGetLastError());
+    CK(cudaMemset(d, 0, 8));
+    count_diff<<<1024, 256>>>((const unsigned *)ref, (const unsigned *)out, n * w / 4, d);
+    unsigned long long diff;
+    CK(cudaMemcpy(&diff, d, 8, cudaMemcpyDeviceToHost));
+    const double med = time ? median_ms([&] { vs[v].f(&p, 0); }, reps) : 0;
+    const double cells = (double)b.n[0] * b.n[1] * b.n[2];
+    printf("%-9s %-6s %3dx%3dx%3d nin=%d %-22s %8.4f ms %7.1f GB/s  diff %llu\n", kern,
+           prec ? "double" : "single", b.n[0], b.n[1], b.n[2], nin, vs[v].name, med,
+           time ? (nin + 1) * cells * w / (med * 1e6) : 0.0, diff);
+    fflush(stdout);
+  }
+  for (int f = 0; f < nin; f++)
+    CK(cudaFree(in[f]));
+  CK(cudaFree(ref));
+  CK(cudaFree(out));
+  CK(cudaFree(d));
+}
+
+static double copy_bw(size_t bytes) {
+  void *a, *b;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  const double ms =
+      median_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, 10);
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return 2.0 * bytes / (ms * 1e6);
+}
+
+#define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D> }
+#define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
+  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D> }
+
+#ifndef BENCH_HEAT
+template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
+  const dim3 zb(ZX, ZY, 1);
+  const dim3 zg((unsigned)((p->n[0] + ZX - 1) / ZX), (unsigned)((p->n[1] + ZY - 1) / ZY),
+                (unsigned)((p->n[2] + ZCHUNK - 1) / ZCHUNK));
+  tess_stencil_zmarch<Op><<<zg, zb, 0, (cudaStream_t)stream>>>(*p);
+}
+#endif
+
+#define HEAT_VARIANTS(op, R)                                                                       \
+  {                                                                                                \
+    {"cells", tess_stencil_launch_cells<op>}, {"layer", tess_stencil_launch_one<op, R>},           \
+        ZQ(op, R, 32, 16, 64, 2, 0), ZQ(op, R, 32, 8, 64, 4, 0), ZQ(op, R, 64, 4, 64, 4, 0),       \
+        ZQ(op, R, 64, 4, 128, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 64, 8, 128, 2, 0),      \
+        ZQ(op, R, 64, 8, 64, 3, 0), ZQ(op, R, 128, 4, 64, 2, 0), ZQ(op, R, 128, 2, 64, 4, 0),      \
+        ZQ(op, R, 64, 16, 64, 1, 0)                                                                \
+  }
+#define CH_VARIANTS(op)                                                                            \
+  {                                                                                                \
+    {"cells", tess_stencil_launch_cells<op>}, {"zmarch-old", old_zmarch<op>},                      \
+        {"layer", tess_stencil_launch_two<op, 2>}, ZQ2(op, 32, 16, 64, 2, 2),                      \
+        ZQ2(op, 32, 8, 64, 4, 2), ZQ2(op, 32, 8, 64, 5, 2), ZQ2(op, 64, 8, 64, 2, 2),              \
+        ZQ2(op, 64, 8, 64, 3, 2), ZQ2(op, 64, 4, 64, 4, 2), ZQ2(op, 64, 4, 128, 4, 2),             \
+        ZQ2(op, 64, 4, 64, 5, 2), ZQ2(op, 128, 4, 64, 2, 2)                                        \
+  }
+
+int main(int argc, char **argv) {
+  const int N = argc > 1 ? atoi(argv[1]) : 512;
+  const char *filter = argc > 2 ? argv[2] : NULL;
+  const box big = {{N + 6, N + 6, N + 6}, {3, 3, 3}, {N, N, N}};
+  const box rag = {{150, 90, 84}, {5, 3, 4}, {137, 75, 70}};
+  if (!filter)
+    printf("copy %.1f GB/s (read + write, 1 GiB device to device)\n", copy_bw(1ull << 30));
+#ifdef BENCH_HEAT
+  const variant h6d[] = HEAT_VARIANTS(tess_op_heat6_f64, 3);
+  const variant h6s[] = HEAT_VARIANTS(tess_op_heat6_f32, 3);
+  const variant h2d[] = HEAT_VARIANTS(tess_op_heat2_f64, 1);
+  const variant h2s[] = HEAT_VARIANTS(tess_op_heat2_f32, 1);
+  const int nv = sizeof h6d / sizeof h6d[0];
+  if (!filter) {
+    run("heat6", rag, 1, 1, h6d, nv, NULL, 0, false);
+    run("heat6", rag, 0, 1, h6s, nv, NULL, 0, false);
+    run("heat2", rag, 1, 1, h2d, nv, NULL, 0, false);
+  }
+  run("heat6", big, 1, 1, h6d, nv, filter, 20, true);
+  run("heat6", big, 0, 1, h6s, nv, filter, 20, true);
+  run("heat2", big, 1, 1, h2d, nv, filter, 20, true);
+  run("heat2", big, 0, 1, h2s, nv, filter, 20, true);
+#else
+  const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
+  const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
+  const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64>},
+                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2)};
+  const int nv = sizeof cd / sizeof cd[0];
+  if (!filter) {
+    run("ch_fused", rag, 1, 1, cd, nv, NULL, 0, false);
+    run("ch_fused", rag, 1, 2, cd, nv, NULL, 0, false);
+    run("ch_fused", rag, 0, 2, cs, nv, NULL, 0, false);
+    run("ch_mu", rag, 1, 1, mud, 2, NULL, 0, false);
+  }
+  run("ch_fused", big, 1, 1, cd, nv, filter, 20, true);
+  run("ch_fused", big, 0, 1, cs, nv, filter, 20, true);
+  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "layer", 20, true);
+#endif
+  return 0;
+}
+
+/* The layer reports launch errors through StarPU; alone, the bench prints and exits. */
+extern "C" void starpu_cuda_report_error(const char *func, const char *file, int line,
+                                         cudaError_t status) {
+  fprintf(stderr, "%s:%d (%s): %s\n", file, line, func, cudaGetErrorString(status));
+  exit(1);
+}
