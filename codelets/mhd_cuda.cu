@@ -128,9 +128,35 @@ template <class T> struct kparams {
   long long X;      /* dim[0]: element distance between components */
   long long sy, sz; /* element distance to the next cell along y and z */
   int lo[3], hi[3];
-  typename pass<T>::coef c; /* mhd_cell.h's constants, as the CPU version's */
-  int ntx, nty, zlen;       /* tiled kernel: tiles along x, y; z chunk length */
+  typename pass<T>::coef c;     /* mhd_cell.h's constants, as the CPU version's */
+  int ntx, nty, zlen;           /* tiled kernel: tiles along x, y; z chunk length */
+  int images, dim[3], ghost[3]; /* tess_region.images: also store each cell's periodic images */
 };
+
+/* Periodic images (tess_region.images; the runtime asks only where every axis with ghosts is at
+ * least two ghost widths long, so a cell has at most one image shift per axis): the shift, in
+ * cells, of coordinate c's image, or 0. */
+TMG_HD long long image_shift(int c, int g, int dim) {
+  const int n = dim - 2 * g;
+  return g == 0 ? 0 : c < 2 * g ? n : c >= n ? -n : 0;
+}
+
+/* A cell's results at its images: every combination of its axes' shifts but none. */
+template <class T>
+TMG_HD void store_images(const kparams<T> &p, int x, int y, int z, long long cell, const T res[8]) {
+  const long long sx = image_shift(x, p.ghost[0], p.dim[0]);
+  const long long sy = image_shift(y, p.ghost[1], p.dim[1]) * p.sy;
+  const long long sz = image_shift(z, p.ghost[2], p.dim[2]) * p.sz;
+  if (!(sx | sy | sz)) return;
+#pragma unroll
+  for (int m = 1; m < 8; m++) {
+    if (((m & 1) && !sx) || ((m & 2) && !sy) || ((m & 4) && !sz)) continue;
+    const long long o = cell + ((m & 1) ? sx : 0) + ((m & 2) ? sy : 0) + ((m & 4) ? sz : 0);
+#pragma unroll
+    for (int c = 0; c < 8; c++)
+      p.out[o + c * p.X] = res[c];
+  }
+}
 
 /* ---- gathering a cell's stencil values for mhd_cell.h ------------------------------------- */
 
@@ -259,6 +285,7 @@ TMG_HD void generic_cell(const kparams<T> &p, const unsigned long long *tab, int
 #pragma unroll
   for (int c = 0; c < 8; c++)
     p.out[cell + c * p.X] = res[c];
+  if (p.images) store_images(p, x, y, z, cell, res);
 }
 
 template <class T> __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
@@ -474,10 +501,12 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
   T res[8];
   cell_update<T>(a, p, tab, x, old, res);
-  if (valid)
+  if (valid) {
 #pragma unroll
     for (int c = 0; c < 8; c++)
       p.out[cell + c * p.X] = res[c];
+    if (p.images) store_images(p, x, y, zc, cell, res);
+  }
 #pragma unroll
   for (int i = 0; i < 6; i++) {
     st.ql[i] = st.ql[i + 1];
@@ -570,7 +599,10 @@ template <class T> static bool make_kparams(const tess_region *r, kparams<T> &p)
   for (int a = 0; a < 3; a++) {
     p.lo[a] = r->lo[a];
     p.hi[a] = r->hi[a];
+    p.dim[a] = r->dim[a];
+    p.ghost[a] = r->ghost[a];
   }
+  p.images = r->images;
   tess_mhd_coef_make(r, &p.c);
   return true;
 }

@@ -215,6 +215,11 @@ typedef struct {
 } tess_chain;
 /* Submits the classes of stage op of every tile, or with chain != NULL appends them to it. */
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain);
+/* Whether stage op's kernel writes its outputs' periodic images (tess_region.images): it can on
+ * the tile's device, the rank's only tile is its own neighbour everywhere and two ghost widths
+ * long on every axis with ghosts, and the stage updates the owned box (no extent). Its outputs'
+ * halos are then current after it. */
+int tess_stage_images(const tess_sim_t sim, const tess_op *op);
 tess_err tess_chain_submit(tess_sim_t sim, tess_chain *chain);
 double tess_now(void);
 

@@ -23,8 +23,11 @@ static tess_err run_stage(tess_sim_t sim, int index, tess_op *op, tess_chain *ch
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_CALL(tess_submit_compute(sim, index, op, chain));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
+  /* a kernel that wrote its outputs' periodic images left their halos current: no copies */
+  const uint32_t all = ((1u << TESS_NDIRS) - 1) & ~(1u << TESS_DIR_CENTER);
+  const uint32_t valid = tess_stage_images(sim, op) ? all : 0;
   for (int k = 0; k < st->nout; k++)
-    sim->field[st->out[k]].halo_valid = 0;
+    sim->field[st->out[k]].halo_valid = valid;
   return TESS_OK;
 }
 
