@@ -2,6 +2,7 @@
  * variant of one cell source timed at N^3 and checked bitwise against the cell-by-cell launch
  * (itself checked against the CPU by scripts/gpu-verify.sh), on a ragged box too.
  *
+ * Built as stencil_kernel_bench_heat / _ch (bench/CMakeLists.txt), or by hand:
  *   nvcc -O2 -std=c++17 -arch=sm_90 -fmad=false -DTESS_HAVE_CUDA -DBENCH_HEAT (or -DBENCH_CH)
  *        -Icodelets -Iruntime/include -I<starpu include> bench/stencil_kernel_bench.cu -o skb
  *   skb N [FILTER]   one line per variant: kernel precision variant median_ms GB/s mismatches
