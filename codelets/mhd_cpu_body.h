@@ -95,14 +95,14 @@ TESS_MHD_CPU_FMA void TESS_MHD_FN(tess_mhd_rk3_cpu)(const tess_region *r) {
         TESS_MHD_FN(tess_mhd_rhs)(&d, &p, TESS_MHD_FN(tess_mhd_force_at)(&p, x), TESS_MHD_TAB, F);
         for (int c = 0; c < TESS_MHD_NC; c++)
           out[c * X] = TESS_MHD_FN(tess_mhd_rk)(&p, d.val[c], p.substep > 0 ? out[c * X] : 0, F[c]);
-        if (r->images) { /* a lone tile: the cell's periodic images too (tess_images) */
-          const int at[3] = {x, y, z};
-          const long long st[3] = {s[0], s[1], s[2]};
-          long long off[26];
-          const int m = tess_images(at, r->dim, r->ghost, st, off);
-          for (int i = 0; i < m; i++)
-            for (int c = 0; c < TESS_MHD_NC; c++)
-              out[off[i] + c * X] = out[c * X];
+        if (r->images) { /* a lone tile: the cell's periodic images too */
+          const ptrdiff_t sx = tess_image_shift(x, r->ghost[0], r->dim[0]) * s[0],
+                          sy = tess_image_shift(y, r->ghost[1], r->dim[1]) * s[1],
+                          sz = tess_image_shift(z, r->ghost[2], r->dim[2]) * s[2];
+          for (int m = 1; m < 8; m++) /* the combinations of the axes' shifts but none */
+            if (!((m & 1) && !sx) && !((m & 2) && !sy) && !((m & 4) && !sz))
+              for (int c = 0; c < TESS_MHD_NC; c++)
+                out[(m & 1 ? sx : 0) + (m & 2 ? sy : 0) + (m & 4 ? sz : 0) + c * X] = out[c * X];
         }
       }
 }

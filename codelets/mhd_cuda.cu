@@ -133,20 +133,12 @@ template <class T> struct kparams {
   int images, dim[3], ghost[3]; /* tess_region.images: also store each cell's periodic images */
 };
 
-/* Periodic images (tess_region.images; the runtime asks only where every axis with ghosts is at
- * least two ghost widths long, so a cell has at most one image shift per axis): the shift, in
- * cells, of coordinate c's image, or 0. */
-TMG_HD long long image_shift(int c, int g, int dim) {
-  const int n = dim - 2 * g;
-  return g == 0 ? 0 : c < 2 * g ? n : c >= n ? -n : 0;
-}
-
 /* A cell's results at its images: every combination of its axes' shifts but none. */
 template <class T>
 TMG_HD void store_images(const kparams<T> &p, int x, int y, int z, long long cell, const T res[8]) {
-  const long long sx = image_shift(x, p.ghost[0], p.dim[0]);
-  const long long sy = image_shift(y, p.ghost[1], p.dim[1]) * p.sy;
-  const long long sz = image_shift(z, p.ghost[2], p.dim[2]) * p.sz;
+  const long long sx = tess_image_shift(x, p.ghost[0], p.dim[0]);
+  const long long sy = tess_image_shift(y, p.ghost[1], p.dim[1]) * (long long)p.sy;
+  const long long sz = tess_image_shift(z, p.ghost[2], p.dim[2]) * (long long)p.sz;
   if (!(sx | sy | sz)) return;
 #pragma unroll
   for (int m = 1; m < 8; m++) {

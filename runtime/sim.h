@@ -52,7 +52,8 @@ typedef struct {
    * written by an earlier stage's extent, recompute strategy) */
   tess_reach reach[TESS_MAX_IO];
   tess_reach ext;
-  int grown; /* ext is not zero */
+  int grown;  /* ext is not zero */
+  int images; /* the kernel writes its outputs' periodic images (tess_stage_images) */
   uint32_t in_dirs[TESS_MAX_IO];
   unsigned in_local;
   tess_pieceset lreads[TESS_NPIECES]; /* pieces of local inputs read (reads: exchanged ones) */
@@ -120,6 +121,7 @@ struct tess_sim_s {
   int rank_coord[3];
   int ntiles; /* on this rank */
   tess_tile *tile;
+  int lone; /* the rank's only tile is its own neighbour everywhere, through local links */
 
   double time, dt;
   long step;
@@ -215,11 +217,11 @@ typedef struct {
 } tess_chain;
 /* Submits the classes of stage op of every tile, or with chain != NULL appends them to it. */
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain);
-/* Whether stage op's kernel writes its outputs' periodic images (tess_region.images): it can on
- * the tile's device, the rank's only tile is its own neighbour everywhere and two ghost widths
- * long on every axis with ghosts, and the stage updates the owned box (no extent). Its outputs'
- * halos are then current after it. */
-int tess_stage_images(const tess_sim_t sim, const tess_op *op);
+/* Setup, after the plans: sim->lone, and for each stage op->images, whether its kernel writes
+ * its outputs' periodic images (tess_region.images): it can on the tile's device, the tile is
+ * lone and two ghost widths long on every axis with ghosts, and the stage updates the owned box
+ * (no extent). Its outputs' halos are then current after it. */
+void tess_stage_images(tess_sim_t sim);
 tess_err tess_chain_submit(tess_sim_t sim, tess_chain *chain);
 double tess_now(void);
 

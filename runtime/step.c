@@ -25,7 +25,7 @@ static tess_err run_stage(tess_sim_t sim, int index, tess_op *op, tess_chain *ch
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   /* a kernel that wrote its outputs' periodic images left their halos current: no copies */
   const uint32_t all = ((1u << TESS_NDIRS) - 1) & ~(1u << TESS_DIR_CENTER);
-  const uint32_t valid = tess_stage_images(sim, op) ? all : 0;
+  const uint32_t valid = op->images ? all : 0;
   for (int k = 0; k < st->nout; k++)
     sim->field[st->out[k]].halo_valid = valid;
   return TESS_OK;
@@ -53,10 +53,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   /* A rank whose only tile is its own neighbour runs the call as a chain (tasks.c): the first
    * step is submitted alone so the device starts while the host builds the rest (measured on
    * an H100, MHD 128^3: the call's host work is ~0.3 ms per 10 steps, otherwise all idle) */
-  const tess_plan *p0 = sim->tile[0].plan;
-  int lone = sim->ntiles == 1 && p0->nclass == 1 && sim->mode == TESS_MODE_OVERLAP;
-  for (int k = 0; k < p0->nin; k++)
-    lone &= p0->in[k].src_gid == sim->tile[0].id && !p0->in[k].buffered;
+  const int lone = sim->lone && sim->mode == TESS_MODE_OVERLAP;
   tess_chain chain = {{0}, NULL, 0};
   for (int s = 0; s < nsteps; s++) {
     for (int i = 0; i < sim->nops; i++) {

@@ -332,17 +332,21 @@ tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
   return TESS_OK;
 }
 
-int tess_stage_images(const tess_sim_t sim, const tess_op *op) {
+void tess_stage_images(tess_sim_t sim) {
   const tess_tile *t = &sim->tile[0];
   const tess_plan *p = t->plan;
-  if (sim->ntiles != 1 || p->nclass != 1 || op->grown) return 0;
-  for (int a = 0; a < 3; a++) /* kernels may assume one image per axis and cell */
-    if (sim->ghost[a] > 0 && sim->dim[a] - 2 * sim->ghost[a] < 2 * sim->ghost[a]) return 0;
+  sim->lone = sim->ntiles == 1 && p->nclass == 1;
   for (int k = 0; k < p->nin; k++)
-    if (p->in[k].src_gid != t->id || p->in[k].buffered) return 0;
-  const unsigned dev =
-      starpu_node_get_kind(t->node) == STARPU_CUDA_RAM ? TESS_IMAGES_CUDA : TESS_IMAGES_CPU;
-  return (op->stage.kernel->images & dev) != 0;
+    sim->lone &= p->in[k].src_gid == t->id && !p->in[k].buffered;
+  int long_enough = 1; /* kernels may assume one image per axis and cell */
+  for (int a = 0; a < 3; a++)
+    long_enough &= sim->ghost[a] == 0 || sim->dim[a] - 2 * sim->ghost[a] >= 2 * sim->ghost[a];
+  const unsigned dev = t->cuda ? TESS_IMAGES_CUDA : TESS_IMAGES_CPU;
+  for (int i = 0; i < sim->nops; i++) {
+    tess_op *op = sim->op[i];
+    op->images = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown &&
+                 (op->stage.kernel->images & dev) != 0;
+  }
 }
 
 /* Appends one block (stage op of class c of tile) to chain ch: its region, boxes, parameters
@@ -387,7 +391,7 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   r->t = sim->time;
   r->dt = sim->dt;
   r->stage = op_index;
-  r->images = tess_stage_images(sim, op);
+  r->images = op->images;
   tess_task_spec *spec = &ch->spec;
   for (int k = 0; k < st->nout; k++) {
     const tess_field *f = &sim->field[st->out[k]];

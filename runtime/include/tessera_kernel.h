@@ -71,38 +71,24 @@ typedef struct tess_region {
   /* Nonzero (only for a kernel whose record sets `images` for this device): the tile is its
    * own neighbour in every direction, at least two ghost widths long on every axis with ghosts,
    * and [lo, hi) lies in its owned box; besides each output cell
-   * the kernel writes the cell's periodic images in the ghost layers (tess_images), so the
+   * the kernel writes the cell's periodic images in the ghost layers (tess_image_shift), so the
    * outputs' halos are current without a copy. */
   int images;
 } tess_region;
 
-/* The periodic images of owned cell c of a tile that is its own neighbour (tess_region.images):
- * along each axis with ghosts, a cell within ghost[a] of an edge has an image n[a] cells
- * across; the images are every combination of those shifts but none (a corner cell has 7).
- * Returns their count (at most 26) and their offsets in elements, strides s, in off. */
+/* Periodic images (tess_region.images): the shift, in cells, from owned coordinate c to its
+ * image along an axis of padded extent dim and ghost width g (an owned cell within g of an edge
+ * has an image n = dim - 2g cells across), or 0. The runtime asks for images only where
+ * n >= 2g, so a cell has at most one shift per axis; its images are every combination of its
+ * axes' shifts but none (a corner cell has 7). */
 #ifdef __CUDACC__
 __host__ __device__
 #endif
     static inline int
-    tess_images(const int c[3], const int dim[3], const int ghost[3], const long long s[3],
-                long long off[26]) {
-  long long o[3][3];
-  int k[3];
-  for (int a = 0; a < 3; a++) {
-    const int n = dim[a] - 2 * ghost[a];
-    o[a][0] = 0;
-    k[a] = 1;
-    if (ghost[a] > 0 && c[a] < 2 * ghost[a]) o[a][k[a]++] = (long long)n * s[a];
-    if (ghost[a] > 0 && c[a] >= n) o[a][k[a]++] = -(long long)n * s[a];
-  }
-  int m = 0;
-  for (int i = 0; i < k[0]; i++)
-    for (int j = 0; j < k[1]; j++)
-      for (int l = 0; l < k[2]; l++)
-        if (i || j || l) off[m++] = o[0][i] + o[1][j] + o[2][l];
-  return m;
+    tess_image_shift(int c, int g, int dim) {
+  const int n = dim - 2 * g;
+  return g == 0 ? 0 : c < 2 * g ? n : c >= n ? -n : 0;
 }
-
 typedef void (*tess_cpu_fn)(const tess_region *r);
 /* `stream` is the cudaStream_t of the StarPU worker (starpu_cuda_get_local_stream()). */
 typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
