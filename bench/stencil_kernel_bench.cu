@@ -131,6 +131,7 @@ static void run(const char *kern, const box &b, int prec, int nin, const variant
   CK(cudaDeviceSynchronize());
   for (int v = 0; v < nv; v++) {
     if (filter && !strstr(vs[v].name, filter)) continue;
+    if (vs[v].name[0] == 'p' && (b.dim[0] % 2 || b.dim[1] % 2)) continue; /* pairs misaligned */
     CK(cudaMemset(out, 0xEF, n * w));
     tess_stencil_plan p = plan_for(b, prec, nin, in, out);
     vs[v].f(&p, 0);
@@ -168,6 +169,13 @@ static double copy_bw(size_t bytes) {
   { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D> }
 #define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
   { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D> }
+#define ZP(op, R, BXT, BY, ZC, MB, D)                                                              \
+  {                                                                                                \
+    "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
+        tess_stencil_launch_zp<op, R, BXT, BY, ZC, MB, D>                                          \
+  }
+#define ZP2(op, BXT, BY, ZC, MB, D)                                                                \
+  { "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D> }
 
 #ifndef BENCH_HEAT
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
@@ -181,25 +189,27 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 #define HEAT_VARIANTS(op, R)                                                                       \
   {                                                                                                \
     {"cells", tess_stencil_launch_cells<op>}, {"layer", tess_stencil_launch_one<op, R>},           \
-        ZQ(op, R, 32, 16, 64, 2, 0), ZQ(op, R, 32, 8, 64, 4, 0), ZQ(op, R, 64, 4, 64, 4, 0),       \
-        ZQ(op, R, 64, 4, 128, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 64, 8, 128, 2, 0),      \
-        ZQ(op, R, 64, 8, 64, 3, 0), ZQ(op, R, 128, 4, 64, 2, 0), ZQ(op, R, 128, 2, 64, 4, 0),      \
-        ZQ(op, R, 64, 16, 64, 1, 0)                                                                \
+        ZQ(op, R, 64, 4, 64, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 128, 4, 64, 2, 0),       \
+        ZQ(op, R, 256, 2, 64, 2, 0), ZP(op, R, 32, 8, 64, 1, 0), ZP(op, R, 32, 8, 64, 2, 0),       \
+        ZP(op, R, 32, 8, 64, 3, 0), ZP(op, R, 32, 4, 64, 4, 0), ZP(op, R, 64, 4, 64, 2, 0),        \
+        ZP(op, R, 64, 8, 64, 1, 0), ZP(op, R, 32, 16, 64, 1, 0)                                    \
   }
 #define CH_VARIANTS(op)                                                                            \
   {                                                                                                \
     {"cells", tess_stencil_launch_cells<op>}, {"zmarch-old", old_zmarch<op>},                      \
-        {"layer", tess_stencil_launch_two<op, 2>}, ZQ2(op, 32, 16, 64, 2, 2),                      \
-        ZQ2(op, 32, 8, 64, 4, 2), ZQ2(op, 32, 8, 64, 5, 2), ZQ2(op, 64, 8, 64, 2, 2),              \
-        ZQ2(op, 64, 8, 64, 3, 2), ZQ2(op, 64, 4, 64, 4, 2), ZQ2(op, 64, 4, 128, 4, 2),             \
-        ZQ2(op, 64, 4, 64, 5, 2), ZQ2(op, 128, 4, 64, 2, 2)                                        \
+        {"layer", tess_stencil_launch_two<op, 2>}, ZQ2(op, 64, 4, 64, 4, 2),                       \
+        ZQ2(op, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 2), ZP2(op, 32, 8, 64, 2, 3),              \
+        ZP2(op, 32, 8, 64, 2, 4), ZP2(op, 32, 8, 64, 2, 5), ZP2(op, 32, 8, 64, 2, 8),              \
+        ZP2(op, 32, 8, 64, 1, 8), ZP2(op, 16, 16, 64, 2, 2), ZP2(op, 32, 4, 64, 4, 5)              \
   }
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;
   const char *filter = argc > 2 ? argv[2] : NULL;
   const box big = {{N + 6, N + 6, N + 6}, {3, 3, 3}, {N, N, N}};
-  const box rag = {{150, 90, 84}, {5, 3, 4}, {137, 75, 70}};
+  const box rag = {{150, 90, 84}, {5, 3, 4}, {137, 75, 70}}; /* pairs start one cell left */
+  const box rae = {{150, 90, 84}, {4, 3, 4}, {138, 75, 70}}; /* pairs start at the region */
+  const box rao = {{151, 90, 84}, {5, 3, 4}, {137, 75, 70}}; /* odd pitch: one cell a thread */
   if (!filter)
     printf("copy %.1f GB/s (read + write, 1 GiB device to device)\n", copy_bw(1ull << 30));
 #ifdef BENCH_HEAT
@@ -209,9 +219,12 @@ int main(int argc, char **argv) {
   const variant h2s[] = HEAT_VARIANTS(tess_op_heat2_f32, 1);
   const int nv = sizeof h6d / sizeof h6d[0];
   if (!filter) {
-    run("heat6", rag, 1, 1, h6d, nv, NULL, 0, false);
-    run("heat6", rag, 0, 1, h6s, nv, NULL, 0, false);
-    run("heat2", rag, 1, 1, h2d, nv, NULL, 0, false);
+    for (const box &b : {rag, rae, rao}) {
+      run("heat6", b, 1, 1, h6d, nv, NULL, 0, false);
+      run("heat6", b, 0, 1, h6s, nv, NULL, 0, false);
+      run("heat2", b, 1, 1, h2d, nv, NULL, 0, false);
+      run("heat2", b, 0, 1, h2s, nv, NULL, 0, false);
+    }
   }
   run("heat6", big, 1, 1, h6d, nv, filter, 20, true);
   run("heat6", big, 0, 1, h6s, nv, filter, 20, true);
@@ -221,13 +234,17 @@ int main(int argc, char **argv) {
   const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
   const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
   const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64>},
-                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2)};
+                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2),
+                         {"layer", tess_stencil_launch_one<tess_op_ch_mu_f64, 1>}};
   const int nv = sizeof cd / sizeof cd[0];
   if (!filter) {
-    run("ch_fused", rag, 1, 1, cd, nv, NULL, 0, false);
-    run("ch_fused", rag, 1, 2, cd, nv, NULL, 0, false);
-    run("ch_fused", rag, 0, 2, cs, nv, NULL, 0, false);
-    run("ch_mu", rag, 1, 1, mud, 2, NULL, 0, false);
+    for (const box &b : {rag, rae, rao}) {
+      run("ch_fused", b, 1, 1, cd, nv, NULL, 0, false);
+      run("ch_fused", b, 1, 2, cd, nv, NULL, 0, false);
+      run("ch_fused", b, 0, 1, cs, nv, NULL, 0, false);
+      run("ch_fused", b, 0, 2, cs, nv, NULL, 0, false);
+      run("ch_mu", b, 1, 1, mud, 3, NULL, 0, false);
+    }
   }
   run("ch_fused", big, 1, 1, cd, nv, filter, 20, true);
   run("ch_fused", big, 0, 1, cs, nv, filter, 20, true);

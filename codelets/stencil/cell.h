@@ -12,7 +12,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
   }
 #ifdef __CUDACC__ /* nothing staged: every read from device memory */
   c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
-  c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0;
+  c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0, c.xr = c.yr = NULL, c.ys = 0;
   c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
 #endif
   return c;
@@ -20,11 +20,13 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
 
 #ifdef __CUDACC__
 /* TESS_AX on the GPU: a staged input's offsets along z (and the cell itself) come from the
- * registers q or the planes pl, its offsets along x and y from the cell's plane; the rest from
- * device memory. The same values either way, so the arithmetic and its bits do not change. */
+ * registers q or the planes pl, its offsets along x and y from registers xr, yr (a thread of
+ * two cells loads them as pairs) or the cell's plane; the rest from device memory. The same values
+ * either way, so the arithmetic and its bits do not change. */
 TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k) {
   if (f < c->nw) {
     const int i = f * c->nc + comp;
+    if (c->xr && i == 0 && a < 2) return a == 0 ? c->xr[k] : c->yr[k * c->ys];
     if (a == 2 || k == 0)
       return c->q ? c->q[i * (2 * c->qr + 1) + (c->qb + c->qr + k) % (2 * c->qr + 1)]
                   : (k == 0  ? c->pl

@@ -8,13 +8,19 @@
  *   cells    one thread per cell: threadIdx.x along x (coalesced rows; narrow rows get
  *            narrower blocks stacked in y), y and z in grid-stride loops (any region fits);
  *            stencil reads through L1/L2. Thin slabs, 1D and 2D grids, several components or
- *            inputs, radius 1 in double.
- *   zq       TESS_STENCIL in 3D, one input of one component (heat, ch_mu): the staged z-march.
+ *            inputs.
+ *   zp       TESS_STENCIL in 3D, one input of one component, radius > 1 (heat order 6), in
+ *            float: the staged z-march below with two cells a thread along x, where the fields
+ *            pair up in memory (even pitches, aligned starts: tess_stencil_paired); else zq.
+ *   zq       TESS_STENCIL in 3D, one input of one component, radius 1 (heat order 2, ch_mu),
+ *            double, or fields that do not pair: the staged z-march, one cell a thread.
  *            A block owns a BX x BY column and walks ZC planes of z; cp.async copies each plane
  *            with a ring of R cells into a ring of shared slots, D planes ahead; each thread
  *            keeps its own column's 2R + 1 values along z in registers. The cell function
  *            reads them through the same accessors (cell.h's tess_ax): z offsets from the
  *            registers, x and y offsets from the plane's slot, so one device read per cell.
+ *   zp2      TESS_STENCIL2 of radius 2 in 3D (ch_fused), fields paired: zq2 with two cells a
+ *            thread along x.
  *   zq2      TESS_STENCIL2 of radius 2 in 3D, input 0 of one component staged (ch_fused): the
  *            same with a ring of 2; inner at the thread's own cell into a register ring, at the
  *            block's one-cell ring from the shared slots, outer from those (outer may read
@@ -334,6 +340,288 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   }
 }
 
+/* ---- two cells a thread along x (3D, input 0 of one component staged) ------------------------
+ * The same z-marches with each thread owning two neighbouring cells of a row, paired as the
+ * device memory pairs them: cell x and x + 1 with (lo[0] + x) even, so that a pair is one 16-byte
+ * (double) or 8-byte (float) word in device memory and in shared memory. The copies move whole
+ * pairs (cp.async of two elements; the half past the reach zero-filled), and a thread reads its
+ * x row and its two columns along y as pairs into registers, from which the cell function's
+ * accessors (cell.h: xr, yr) serve both cells: per cell about half the shared loads, half the
+ * barriers and two independent chains of arithmetic. Needs even row and plane pitches and
+ * pair-aligned fields (tess_stencil_paired); other layouts take the one-cell forms above. */
+
+template <typename T> struct tess_pair_of;
+template <> struct tess_pair_of<double> { typedef double2 V; };
+template <> struct tess_pair_of<float> { typedef float2 V; };
+
+/* Asynchronous copy of one pair: n of its 2 sizeof(T) bytes from g, the rest zero-filled. */
+template <typename T> __device__ __forceinline__ void tess_cp_pair(T *smem, const T *g, int n) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g), "r"(n));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(g), "r"(n));
+}
+
+/* A block's plane window of pairs: rows y0 - r .. y0 + BY + r - 1, WS columns starting at the
+ * pair-aligned region x xs (the ring r, plus one column when r is odd so that the own pairs stay
+ * aligned). Each of NT threads copies up to SL pairs a plane. */
+template <typename T, int BX, int BY, int r, int NT> struct tess_pairs {
+  static constexpr int P = r & 1, WS = BX + 2 * r + 2 * P, H = BY + 2 * r, NP = WS / 2 * H;
+  static constexpr int SL = (NP + NT - 1) / NT;
+  const T *src[SL];
+  int dst[SL], nb[SL]; /* nb: bytes to read (0: none) */
+  __device__ __forceinline__ tess_pairs(const tess_stencil_plan &p, int xs, int y0, int z,
+                                        int tid) {
+    for (int s = 0; s < SL; s++) {
+      const int i = tid + s * NT, row = i / (WS / 2), pc = i - row * (WS / 2);
+      const int gx = xs + 2 * pc, gy = y0 - r + row;
+      /* a pair reaching into [-r, n + r) along x (its low half may lie before -r: still inside
+       * the row, the pair of lo[0] - r starting at lo[0] - r - 1 >= 0 at the lowest) */
+      const bool ok = i < NP && gy < p.n[1] + r && gx + 1 >= -r && gx < p.n[0] + r;
+      nb[s] = !ok ? 0 : gx + 1 < p.n[0] + r ? 2 * (int)sizeof(T) : (int)sizeof(T);
+      dst[s] = row * WS + 2 * pc;
+      src[s] = tess_elem<T>(p, 0, 0, ok ? gx : 0, ok ? gy : 0, z);
+    }
+  }
+  __device__ __forceinline__ void copy(T *w, bool go, long long sz) {
+    if (go)
+      for (int s = 0; s < SL; s++)
+        if (nb[s]) tess_cp_pair(w + dst[s], src[s], nb[s]);
+    for (int s = 0; s < SL; s++)
+      src[s] += sz;
+  }
+};
+
+/* Loads n pairs from shared memory at w (pair-aligned) into v[0 .. 2n-1]. */
+template <typename T, int n> __device__ __forceinline__ void tess_ld_pairs(T *v, const T *w) {
+  typedef typename tess_pair_of<T>::V V;
+#pragma unroll
+  for (int i = 0; i < n; i++) {
+    const V a = ((const V *)w)[i];
+    v[2 * i] = a.x, v[2 * i + 1] = a.y;
+  }
+}
+
+/* The two results of a thread to device memory: one pair store where both are its own. */
+template <typename T>
+__device__ __forceinline__ void tess_st_pair(T *o, const T *res, bool m0, bool m1) {
+  typedef typename tess_pair_of<T>::V V;
+  if (m0 && m1) {
+    V v;
+    v.x = res[0], v.y = res[1];
+    *(V *)o = v;
+  } else {
+    if (m0) o[0] = res[0];
+    if (m1) o[1] = res[1];
+  }
+}
+
+/* The one-level z-march of tess_stencil_zq with two cells a thread (BXT threads along x). */
+template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D0>
+__global__ void __launch_bounds__(BXT *BY, MINB)
+    tess_stencil_zp(const __grid_constant__ tess_stencil_plan p) {
+  typedef typename Op::T T;
+  constexpr int NT = BXT * BY, BX = 2 * BXT;
+  typedef tess_pairs<T, BX, BY, R, NT> G;
+  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, PL = G::WS * G::H;
+  constexpr int U = tess_lcm(S, Q), XL = R + 1 + G::P; /* XL: pairs in a thread's x row */
+  extern __shared__ __align__(16) unsigned char tess_smem[];
+  T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x0 = blockIdx.x * BX - (p.lo[0] & 1), y0 = blockIdx.y * BY; /* x0: pair-aligned */
+  const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
+  const int x = x0 + 2 * tx, y = y0 + ty; /* the thread's cells: x and x + 1 (x >= -1) */
+  const bool m0 = y < p.n[1] && x >= 0 && x < p.n[0], m1 = y < p.n[1] && x + 1 < p.n[0];
+  const long long sz = p.pos[2];
+  G st(p, x0 - R - G::P, y0, z0 - R, ty * BXT + tx);    /* plane z0 - R first */
+  const int own = (ty + R) * G::WS + 2 * tx + R + G::P; /* the thread's pair in a plane */
+  const int xrow = (ty + R) * G::WS + 2 * tx;           /* its x row's first pair */
+  const int nj = z1 - z0 + 2 * R;
+#pragma unroll
+  for (int d = 0; d < D; d++) {
+    st.copy(win[d], d < nj, sz);
+    tess_cp_commit();
+  }
+  T q[2][Q];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+      q[i][k] = T(0);
+  const typename Op::C c0 = Op::at(&p, p.lo[0] + x, p.lo[1] + (y < p.n[1] ? y : 0), p.lo[2] + z0);
+  T *out = c0.out[0];     /* cell x's output, plane by plane (the launch checks nout == 1) */
+  const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
+  for (int j0 = 0; j0 < nj; j0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int j = j0 + u; /* the same in the whole block */
+      if (j < nj) {
+        tess_cp_wait<D - 1>();
+        __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
+        st.copy(win[(u + D) % S], j + D < nj, sz);
+        tess_cp_commit();
+        {
+          T o[2];
+          tess_ld_pairs<T, 1>(o, &win[u % S][own]);
+          q[0][u % Q] = o[0], q[1][u % Q] = o[1];
+        }
+        if (j >= 2 * R && (m0 || m1)) { /* the cells R planes below */
+          const T *pl = win[(u + S - R) % S];
+          T xv[2 * XL], yv[2 * R + 1][2], res[2];
+          tess_ld_pairs<T, XL>(xv, pl + xrow);
+#pragma unroll
+          for (int k = 1; k <= R; k++) {
+            tess_ld_pairs<T, 1>(yv[R + k], pl + own + k * G::WS);
+            tess_ld_pairs<T, 1>(yv[R - k], pl + own - k * G::WS);
+          }
+          yv[R][0] = xv[R + G::P], yv[R][1] = xv[R + G::P + 1];
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            typename Op::C c = c0;
+            c.in[0] = in + h, c.out[0] = &res[h];
+            c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[h];
+            c.pl = pl + own + h, c.wp = G::WS, c.fs = PL;
+            c.xr = &xv[R + G::P + h], c.yr = &yv[R][h], c.ys = 2;
+            Op::cell(&c);
+          }
+          tess_st_pair(out, res, m0, m1);
+        }
+        if (j >= 2 * R) out += sz, in += sz;
+      }
+    }
+  }
+}
+
+/* The two-level z-march of tess_stencil_zq2 with two cells a thread: inner at the own pair
+ * from registers, on the block's one-cell ring (up to MS ring cells a thread) from the slots,
+ * outer over mu pairs; one barrier a plane fewer per cell. */
+template <typename Op, int BXT, int BY, int ZC, int MINB, int D0>
+__global__ void __launch_bounds__(BXT *BY, MINB)
+    tess_stencil_zp2(const __grid_constant__ tess_stencil_plan p) {
+  typedef typename Op::T T;
+  constexpr int NT = BXT * BY, BX = 2 * BXT;
+  typedef tess_pairs<T, BX, BY, 2, NT> G; /* input 0's planes (ring 2: no extra column) */
+  typedef tess_ring<BX, BY, 1> M;         /* inner's ring cells */
+  constexpr int D = D0 ? D0 : 2, S = 4 + D, PL = G::WS * G::H, MW = BX + 4,
+                MS = (M::N + NT - 1) / NT;
+  constexpr int U = tess_lcm(S, 3);
+  extern __shared__ __align__(16) unsigned char tess_smem[];
+  T(*vw)[PL] = (T(*)[PL])tess_smem;                        /* [S][PL] */
+  T(*mw)[MW] = (T(*)[MW])(tess_smem + S * PL * sizeof(T)); /* [BY + 2][MW]: x at x - x0 + 2 */
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BXT + tx;
+  const int x0 = blockIdx.x * BX - (p.lo[0] & 1), y0 = blockIdx.y * BY;
+  const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
+  const int x = x0 + 2 * tx, y = y0 + ty;
+  const bool m0 = y < p.n[1] && x >= 0 && x < p.n[0], m1 = y < p.n[1] && x + 1 < p.n[0];
+  const bool midc = y <= p.n[1] && x <= p.n[0]; /* inner at the pair is read (x >= -1) */
+  const long long sz = p.pos[2];
+  G st(p, x0 - 2, y0, z0 - 2, tid); /* plane z0 - 2 first */
+  const int own = (ty + 2) * G::WS + 2 * tx + 2, xrow = (ty + 2) * G::WS + 2 * tx;
+  /* ring cells of inner: window offsets, mw places, validity (-1 <= x <= n), pointers */
+  int mo[MS], mx[MS], my[MS];
+  bool mring[MS];
+  const T *vr[MS], *wr[MS];
+  const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
+#pragma unroll
+  for (int s = 0; s < MS; s++) {
+    const int h = tid + s * NT;
+    int lx = 0, ly = 0;
+    if (h < M::N) tess_ring_pos<BX, BY, 1>(h, lx, ly);
+    const int rx = x0 + lx - 1, ry = y0 + ly - 1;
+    mring[s] = h < M::N && rx >= -1 && rx <= p.n[0] && ry <= p.n[1];
+    mo[s] = (ly + 1) * G::WS + lx + 1, mx[s] = lx + 1, my[s] = ly;
+    const typename Op::C r0 =
+        Op::at(&p, p.lo[0] + (mring[s] ? rx : 0), p.lo[1] + (mring[s] ? ry : 0), p.lo[2] + z0);
+    vr[s] = r0.in[0] - 5 * sz, wr[s] = r0.in[1] - 5 * up;
+  }
+  const int nj = z1 - z0 + 4;
+#pragma unroll
+  for (int d = 0; d < D; d++) {
+    st.copy(vw[d], d < nj, sz);
+    tess_cp_commit();
+  }
+  T qv[2][3] = {{0, 0, 0}, {0, 0, 0}}, qm[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  const typename Op::C c0 = Op::at(&p, p.lo[0] + x, p.lo[1] + (midc ? y : 0), p.lo[2] + z0);
+  const T *w = c0.in[1] - 5 * up, *v = c0.in[0] - 5 * sz; /* bumped once per plane to j - 4 */
+  T *out = c0.out[0] - 5 * sz;
+  for (int j0 = 0; j0 < nj; j0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int j = j0 + u; /* the same in the whole block */
+      if (j >= nj) break;
+      tess_cp_wait<D - 1>();
+      __syncthreads();
+      st.copy(vw[(u + D) % S], j + D < nj, sz);
+      tess_cp_commit();
+      {
+        T o[2];
+        tess_ld_pairs<T, 1>(o, &vw[u % S][own]);
+        qv[0][u % 3] = o[0], qv[1][u % 3] = o[1];
+      }
+      w += up, v += sz, out += sz; /* at plane z0 + j - 4 */
+#pragma unroll
+      for (int s = 0; s < MS; s++)
+        vr[s] += sz, wr[s] += up;
+      if (j < 2) continue;
+      if (midc) { /* inner at the pair, plane j - 1 */
+        const T *pl = vw[(u + S - 1) % S];
+        T xv[6], yv[3][2];
+        tess_ld_pairs<T, 3>(xv, pl + xrow);
+        tess_ld_pairs<T, 1>(yv[2], pl + own + G::WS);
+        tess_ld_pairs<T, 1>(yv[0], pl + own - G::WS);
+        yv[1][0] = xv[2], yv[1][1] = xv[3];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          typename Op::C c = c0;
+          c.in[0] = v + sz + h, c.in[1] = w + up + (up ? h : 0), c.out[0] = out + sz + h;
+          c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv[h];
+          c.pl = pl + own + h, c.wp = G::WS, c.fs = 0;
+          c.xr = &xv[2 + h], c.yr = &yv[1][h], c.ys = 2;
+          qm[h][(u + 2) % 3] = Op::inner(&c);
+        }
+      }
+      if (j < 4) continue;
+      if (midc) {
+        typedef typename tess_pair_of<T>::V V;
+        V a;
+        a.x = qm[0][(u + 1) % 3], a.y = qm[1][(u + 1) % 3];
+        *(V *)&mw[ty + 1][2 * tx + 2] = a;
+      }
+#pragma unroll
+      for (int s = 0; s < MS; s++)
+        if (mring[s]) { /* inner on the ring, plane j - 2 */
+          typename Op::C c = c0;
+          c.in[0] = vr[s], c.in[1] = p.nin > 1 ? wr[s] : NULL, c.out[0] = NULL;
+          c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
+          c.plm = &vw[(u + S - 3) % S][mo[s]], c.pl = &vw[(u + S - 2) % S][mo[s]];
+          c.plp = &vw[(u + S - 1) % S][mo[s]], c.wp = G::WS, c.fs = 0;
+          mw[my[s]][mx[s]] = Op::inner(&c);
+        }
+      __syncthreads();
+      if (m0 || m1) { /* outer at plane j - 2 */
+        T xm[6], ym[3][2], res[2];
+        tess_ld_pairs<T, 1>(xm, &mw[ty + 1][2 * tx]);
+        tess_ld_pairs<T, 1>(xm + 4, &mw[ty + 1][2 * tx + 4]);
+        tess_ld_pairs<T, 1>(ym[2], &mw[ty + 2][2 * tx + 2]);
+        tess_ld_pairs<T, 1>(ym[0], &mw[ty][2 * tx + 2]);
+        xm[2] = qm[0][(u + 1) % 3], xm[3] = qm[1][(u + 1) % 3];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          typename Op::C c = c0;
+          c.in[0] = v + h, c.in[1] = w + (up ? h : 0), c.out[0] = &res[h];
+          c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv[h]; /* the cell only */
+          c.pl = vw[(u + S - 2) % S] + own + h, c.wp = G::WS, c.fs = 0;
+          const T m[7] = {xm[2 + h], xm[3 + h],          xm[1 + h],   ym[2][h],
+                          ym[0][h],  qm[h][(u + 2) % 3], qm[h][u % 3]};
+          Op::outer(&c, m);
+        }
+        tess_st_pair(out, res, m0, m1);
+      }
+    }
+  }
+}
+
 void tess_stencil_check_launch(void) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
@@ -364,6 +652,24 @@ template <typename T> struct tess_zq2_shape { /* two levels: double */
 };
 template <> struct tess_zq2_shape<float> {
   static constexpr int BX = 32, BY = 8, MINB = 4, ZC = 64, D = 2;
+};
+
+/* Radius 1 (heat order 2, ch_mu): one cell a thread in wide blocks measured fastest. */
+template <typename T> struct tess_zq1_shape { /* double */
+  static constexpr int BX = 256, BY = 2, MINB = 2, ZC = 64;
+};
+template <> struct tess_zq1_shape<float> {
+  static constexpr int BX = 128, BY = 4, MINB = 2, ZC = 64;
+};
+/* Two cells a thread (BXT threads, 2 BXT cells along x), where the fields allow it. */
+template <typename T> struct tess_zp_shape { /* one level, radius > 1 (float) */
+  static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64;
+};
+template <typename T> struct tess_zp2_shape { /* two levels: double */
+  static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64, D = 8;
+};
+template <> struct tess_zp2_shape<float> {
+  static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64, D = 3;
 };
 
 /* The staged z-march pays where the region is a real 3D box; thin slabs go cell by cell. */
@@ -405,17 +711,61 @@ void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   tess_stencil_check_launch();
 }
 
+/* Two cells a thread need pairs aligned in device memory: even row and plane pitches, and the
+ * input and output fields starting on a pair (cudaMalloc's and StarPU's buffers do). */
+template <typename T> static inline bool tess_stencil_paired(const tess_stencil_plan *p) {
+  const size_t a = 2 * sizeof(T);
+  return p->pos[1] % 2 == 0 && p->pos[2] % 2 == 0 && (size_t)p->in[0] % a == 0 &&
+         (size_t)p->out[0] % a == 0;
+}
+
+template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D>
+void tess_stencil_launch_zp(const tess_stencil_plan *p, void *stream) {
+  constexpr int BX = 2 * BXT;
+  const dim3 b(BXT, BY, 1);
+  const dim3 g((unsigned)((p->n[0] + (p->lo[0] & 1) + BX - 1) / BX),
+               (unsigned)((p->n[1] + BY - 1) / BY), (unsigned)((p->n[2] + ZC - 1) / ZC));
+  typedef tess_pairs<typename Op::T, BX, BY, R, BXT * BY> G;
+  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
+  tess_stencil_smem(tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D>, bytes);
+  tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_check_launch();
+}
+
+template <typename Op, int BXT, int BY, int ZC, int MINB, int D>
+void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
+  constexpr int BX = 2 * BXT;
+  const dim3 b(BXT, BY, 1);
+  const dim3 g((unsigned)((p->n[0] + (p->lo[0] & 1) + BX - 1) / BX),
+               (unsigned)((p->n[1] + BY - 1) / BY), (unsigned)((p->n[2] + ZC - 1) / ZC));
+  typedef tess_pairs<typename Op::T, BX, BY, 2, BXT * BY> G;
+  const size_t bytes =
+      sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::WS * G::H + (BY + 2) * (BX + 4));
+  tess_stencil_smem(tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D>, bytes);
+  tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_check_launch();
+}
+
 /* One-level kernels: the staged z-march for one input of one component, else cell by cell.
- * Radius 1 in double stays cell by cell: there the two ran alike alone (0.961 ms each at 512^3)
- * and the staged one 3% slower through the runtime (1.050 against 1.021 ms). */
+ * Radius 1: one cell a thread in wide blocks (tess_zq1_shape); larger radii: in float two
+ * cells a thread where the fields pair up (tess_stencil_paired), else one. In double the pairs
+ * ran no faster alone (heat6 at 512^3 on three H100s: 0.990 / 0.970 / 0.968 ms against 1.012 /
+ * 0.960 / 0.947 one cell a thread): fewer instructions, but half the warps. */
 template <typename Op, int R>
 void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
-  constexpr bool worth = R > 1 || sizeof(typename Op::T) < 8;
-  if (worth && p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
-    typedef tess_zq_shape<typename Op::T> Z;
-    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
-  } else
+  typedef typename Op::T T;
+  if (!(p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))) {
     tess_stencil_launch_cells<Op>(p, stream);
+  } else if (R == 1) {
+    typedef tess_zq1_shape<T> Z;
+    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+  } else if (sizeof(T) < 8 && tess_stencil_paired<T>(p)) {
+    typedef tess_zp_shape<T> Z;
+    tess_stencil_launch_zp<Op, R, Z::BXT, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+  } else {
+    typedef tess_zq_shape<T> Z;
+    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+  }
 }
 
 template <typename Op, int R>
@@ -425,7 +775,12 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
     return;
   }
   if constexpr (R == 2) /* the staged form's reach */
-    if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
+    if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1) &&
+        tess_stencil_paired<typename Op::T>(p)) {
+      typedef tess_zp2_shape<typename Op::T> Z;
+      tess_stencil_launch_zp2<Op, Z::BXT, Z::BY, Z::ZC, Z::MINB, Z::D>(p, stream);
+      return;
+    } else if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
       typedef tess_zq2_shape<typename Op::T> Z;
       tess_stencil_launch_zq2<Op, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D>(p, stream);
       return;

@@ -82,7 +82,9 @@ typedef struct {
   const T *q; /* (qb + qr + k) mod Q], Q = 2 qr + 1 (a ring); NULL: z offsets -1, 0, 1     */      \
               /* from the shared planes plm, pl, plp */                                            \
   const T *pl, *plm, *plp; /* shared memory: the cell in its plane, and below and above it */      \
-  int wp, fs;              /* a plane's row pitch, and its stride between inputs */
+  int wp, fs;              /* a plane's row pitch, and its stride between inputs */                \
+  const T *xr, *yr; /* registers (input 0, component 0): x offset k at xr[k], y at yr[k ys] */     \
+  int ys;           /* (xr NULL: x and y offsets from the plane pl) */
 #else
 #define TESS_CELL_WINDOW(T)
 #endif
