@@ -5,13 +5,15 @@
  * library builds mhd_cuda.cu: -fmad=false for the device, -ffp-contract=off for the host.
  *
  *   usage: mhd_kernel_bench [--emulate] [--quick] [--sizes 128,256,512] [--reps N] [--no-thin]
- *                           [--sanitize] [--profile N] [--f32]
+ *                           [--sanitize] [--profile N] [--f32] [--wrap]
  *     --emulate   CPU only: runs the tiled and generic kernels' own code on the host (one
  *                 "thread" after another, barriers in between) against tess_mhd_rk3_cpu and
  *                 tess_mhd_rk3_cpu_f32. Checks indexing, plane ring and arithmetic without a
  *                 GPU.
  *     --quick     smaller correctness cases
  *     --sanitize  only a few small launches (for compute-sanitizer), both precisions
+ *     --wrap      timed and profiled launches read every point beyond the owned box at its
+ *                 periodic image (tess_region.wrap, as a lone tile's launches do)
  *     --profile N only 3 steps of the production kernel at N^3 (for ncu); with --f32 the
  *                 single-precision one; --kind K: kernel_kind K instead of the production one
  *
@@ -229,9 +231,9 @@ static void report(const char *what, const char *kernel, int k, const ulp_stats 
 
 /* ---- running a kernel: CPU reference, host emulation, GPU --------------------------------- */
 
-template <int TX, int TY, class T> static void emulate_tiled(G::kparams<T> p) {
+template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams<T> p) {
   typedef G::tile_geom<TX, TY, T> TG;
-  G::plan_tiles<TX, TY>(p, 132);
+  G::plan_tiles<TX, TY>(p, 8); /* few slots: z chunks of several planes, each marched */
   std::vector<T> sm(TG::TOTAL);
   const int items = G::tiles_total(p);
   std::vector<G::tile_state<T>> st(TG::NT);
@@ -241,21 +243,21 @@ template <int TX, int TY, class T> static void emulate_tiled(G::kparams<T> p) {
     const G::tile_item it = G::tile_of<TX, TY>(p, b);
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
       for (int tid = 0; tid < TG::NT; tid++)
-        G::issue_ring<TX, TY>(p, sm.data(), it, z, tid / 32, tid % 32);
+        G::issue_ring<TX, TY, WR>(p, sm.data(), it, z, tid / 32, tid % 32);
     for (int tid = 0; tid < TG::NT; tid++)
-      G::issue_centre<TX, TY>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
+      G::issue_centre<TX, TY, WR>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
     for (int tid = 0; tid < TG::NT; tid++)
-      G::tile_prologue<TX, TY>(p, it, tid, st[tid]);
+      G::tile_prologue<TX, TY, WR>(p, it, tid, st[tid]);
     for (int zc = it.z0; zc < it.z1; zc++) {
       if (zc + 1 < it.z1)
         for (int tid = 0; tid < TG::NT; tid++) {
-          G::issue_ring<TX, TY>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
-          G::issue_centre<TX, TY>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
+          G::issue_ring<TX, TY, WR>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
+          G::issue_centre<TX, TY, WR>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
         }
       for (int tid = 0; tid < TG::NT; tid++)
-        G::tile_compute<TX, TY, T>(p, sm.data(),
-                                   reinterpret_cast<const unsigned long long *>(sm.data()), it, zc,
-                                   tid, st[tid]);
+        G::tile_compute<TX, TY, T, WR>(p, sm.data(),
+                                       reinterpret_cast<const unsigned long long *>(sm.data()), it,
+                                       zc, tid, st[tid]);
     }
   }
 }
@@ -265,15 +267,17 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (!G::make_kparams(r, p)) return;
   if (kind == G::KIND_AUTO) kind = G::auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = G::KIND_GENERIC;
+  const bool wr = p.wg[0] | p.wg[1] | p.wg[2]; /* as launch_tiled and launch_generic pick */
   if (kind == G::KIND_TILED)
-    emulate_tiled<32, 8>(p);
+    wr ? emulate_tiled<32, 8, true>(p) : emulate_tiled<32, 8, false>(p);
   else if (kind == G::KIND_TILED16)
-    emulate_tiled<16, 16>(p);
+    wr ? emulate_tiled<16, 16, true>(p) : emulate_tiled<16, 16, false>(p);
   else
     for (int z = p.lo[2]; z < p.hi[2]; z++)
       for (int y = p.lo[1]; y < p.hi[1]; y++)
         for (int x = p.lo[0]; x < p.hi[0]; x++)
-          G::generic_cell<T>(p, prec<T>::tab(), x, y, z);
+          wr ? G::generic_cell<T, true>(p, prec<T>::tab(), x, y, z)
+             : G::generic_cell<T, false>(p, prec<T>::tab(), x, y, z);
 }
 
 /* Two device buffers, reused across sizes and precisions (bytes). */
@@ -291,6 +295,7 @@ struct dev_buffers {
 };
 static dev_buffers g_dev;
 static bool g_emulate = false;
+static int g_check_wrap = 0; /* run_kernel: the kernel's region has tess_region.wrap */
 
 /* One substep of `kind` on copies of in/out; returns the output array. */
 template <class T>
@@ -303,6 +308,7 @@ static std::vector<T> run_kernel(const tile &t, const int lo[3], const int hi[3]
     prec<T>::cpu(&r);
   } else if (g_emulate) {
     tess_region r = make_region(t, lo, hi, h, p, in.data(), out.data());
+    r.wrap = g_check_wrap;
     emulate<T>(&r, kind);
   } else {
     const size_t bytes = t.elems * sizeof(T);
@@ -311,6 +317,7 @@ static std::vector<T> run_kernel(const tile &t, const int lo[3], const int hi[3]
     CHECK(cudaMemcpy(din, in.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dout, out.data(), bytes, cudaMemcpyHostToDevice));
     tess_region r = make_region(t, lo, hi, h, p, (const T *)din, dout);
+    r.wrap = g_check_wrap;
     G::launch<T>(&r, nullptr, kind);
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError());
@@ -350,6 +357,38 @@ static void check_box(const char *what, const tile &t, const int lo[3], const in
       const std::vector<T> got = run_kernel<T>(t, lo, hi, h, &p, in, out, v);
       report(what, kind_name<T>(v), k, compare(t, lo, hi, ref.data(), got.data()));
     }
+  }
+}
+
+/* A lone periodic tile (tess_region.wrap): each variant, its input's ghost layers NaN, against
+ * the CPU version on the same input with its ghosts holding the owned cells' periodic images. */
+template <class T>
+static void check_wrap(const char *what, const tile &t, const double h[3], tess_mhd_params p,
+                       const std::vector<variant> &vs, uint64_t seed) {
+  std::vector<T> in(t.elems), filled(t.elems), out(t.elems);
+  fill_random(in, seed);
+  fill_random(out, seed + 1000);
+  filled = in;
+  for (int z = 0; z < t.dim[2]; z++)
+    for (int y = 0; y < t.dim[1]; y++)
+      for (int c = 0; c < TESS_MHD_NC; c++)
+        for (int x = 0; x < t.dim[0]; x++) {
+          const int wx = tess_wrap(x, t.lo[0], t.dim[0]), wy = tess_wrap(y, t.lo[1], t.dim[1]),
+                    wz = tess_wrap(z, t.lo[2], t.dim[2]);
+          if (wx == x && wy == y && wz == z) continue; /* owned */
+          const size_t i = TESS_IDX(t.dim[0], t.dim[1], TESS_MHD_NC, c, x, y, z);
+          filled[i] = in[TESS_IDX(t.dim[0], t.dim[1], TESS_MHD_NC, c, wx, wy, wz)];
+          in[i] = (T)NAN; /* a kernel that reads a ghost shows NaN */
+        }
+  for (int k = 0; k < 3; k++) {
+    p.substep = k;
+    const std::vector<T> ref = run_kernel<T>(t, t.lo, t.hi, h, &p, filled, out, -1);
+    g_check_wrap = 1;
+    for (const variant &v : vs) {
+      const std::vector<T> got = run_kernel<T>(t, t.lo, t.hi, h, &p, in, out, v);
+      report(what, kind_name<T>(v), k, compare(t, t.lo, t.hi, ref.data(), got.data()));
+    }
+    g_check_wrap = 0;
   }
 }
 
@@ -429,10 +468,17 @@ template <class T> static void validate(bool quick) {
   check_box<T>("ragged 61x37x45, all terms, h aniso", ragged, ragged.lo, ragged.hi, ha, odd, exact,
                {0, 1, 2}, 30);
 
+  /* a lone periodic tile: reads at the periodic images, never in the ghost layers */
+  check_wrap<T>("wrap: cube, periodic", cube, h, def, exact, 60);
+  check_wrap<T>("wrap: ragged, all terms", ragged, ha, odd, exact, 61);
+  const tile wide = make_tile(100, 20, 8); /* tiles off every edge: the plain copy loop */
+  check_wrap<T>("wrap: 100x20x8", wide, h, def, exact, 63);
+
   /* 2D: z inactive (dim 1, no ghost) */
   const tile flat = make_tile(quick ? 40 : 128, quick ? 24 : 64, 1, true);
   check_box<T>("2D 128x64", flat, flat.lo, flat.hi, h, def, {G::KIND_AUTO}, {0, 1, 2}, 40);
   check_box<T>("2D 128x64, all terms", flat, flat.lo, flat.hi, ha, odd, {G::KIND_AUTO}, {1}, 41);
+  check_wrap<T>("wrap: 2D, periodic", flat, h, def, {G::KIND_AUTO}, 62);
 }
 
 /* Small cases for compute-sanitizer (memcheck, racecheck): one launch each. */
@@ -450,6 +496,7 @@ template <class T> static void sanitize_cases() {
 /* One step of the production kernel at n^3 after two warm-up steps, for ncu
  * (--launch-skip 6 --launch-count 1 picks substep 0 of the third step). */
 static int g_profile_kind = G::KIND_AUTO;
+static int g_wrap = 0; /* --wrap: timed and profiled launches read the ghosts' periodic images */
 template <class T> static void profile_case(int n) {
   const tile t = make_tile(n, n, n);
   const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
@@ -464,6 +511,7 @@ template <class T> static void profile_case(int n) {
     for (int k = 0; k < 3; k++) {
       p.substep = k;
       tess_region r = make_region(t, t.lo, t.hi, h, &p, (const T *)cur, prev);
+      r.wrap = g_wrap;
       G::launch<T>(&r, nullptr, g_profile_kind);
       std::swap(cur, prev);
     }
@@ -619,6 +667,7 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
       for (int k = 0; k < 3; k++) {
         p.substep = k;
         tess_region r = make_region(t, t.lo, t.hi, h, &p, (const T *)cur, prev);
+        r.wrap = g_wrap;
         G::launch<T>(&r, nullptr, v);
         std::swap(cur, prev);
       }
@@ -704,6 +753,8 @@ int main(int argc, char **argv) {
       g_profile_kind = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-thin"))
       thin = false;
+    else if (!std::strcmp(argv[i], "--wrap"))
+      g_wrap = 1;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -714,7 +765,7 @@ int main(int argc, char **argv) {
       std::fprintf(
           stderr,
           "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] [--kind K] "
-          "[--sanitize] [--profile N] [--f32]\n",
+          "[--sanitize] [--profile N] [--f32] [--wrap]\n",
           argv[0]);
       return 2;
     }

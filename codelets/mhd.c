@@ -87,7 +87,8 @@ const tess_kernel tess_mhd_rk3_kernel = {
     .radius = TESS_MHD_RADIUS,
     .cpu_f32 = tess_mhd_rk3_cpu_f32,
     .cuda_f32 = TESS_CUDA_FN(tess_mhd_rk3_cuda_f32),
-    .images = TESS_IMAGES_CPU | TESS_IMAGES_CUDA,
+    .images = TESS_IMAGES_CPU,
+    .wraps = TESS_WRAP_CUDA,
 };
 
 /* ---- time-step helpers -------------------------------------------------------------------- */

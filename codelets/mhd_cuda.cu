@@ -33,6 +33,13 @@
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
+ * A lone periodic tile (tess_region.wrap, asked for by the record's TESS_WRAP_CUDA): each kernel
+ * has a second form (template argument WR) that reads every point beyond the owned box at its
+ * periodic image inside it (wrapc: plane z once per plane, row y once per row, the columns once
+ * per launch), so the runtime copies no halo and nothing extra is stored. Storing the images
+ * instead (session 6) cost the kernel 5-8% (H100, 128^3 and 256^3: x-edge rows of 3 elements).
+ * No GPU kernel stores images (tess_region.images is the CPU version's).
+ *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
  * (or, built with TESS_MHD_CUDA_NO_STARPU, to stderr + abort). A region that does not fit the
  * kernel (its precision included) aborts like the CPU version. Needs nvcc's C++17 (its default)
@@ -128,26 +135,20 @@ template <class T> struct kparams {
   long long X;      /* dim[0]: element distance between components */
   long long sy, sz; /* element distance to the next cell along y and z */
   int lo[3], hi[3];
-  typename pass<T>::coef c;     /* mhd_cell.h's constants, as the CPU version's */
-  int ntx, nty, zlen;           /* tiled kernel: tiles along x, y; z chunk length */
-  int images, dim[3], ghost[3]; /* tess_region.images: also store each cell's periodic images */
+  typename pass<T>::coef c; /* mhd_cell.h's constants, as the CPU version's */
+  int ntx, nty, zlen;       /* tiled kernel: tiles along x, y; z chunk length */
+  int dim[3], wg[3];        /* tess_region.wrap: the ghost widths, else 0 */
 };
 
-/* A cell's results at its images: every combination of its axes' shifts but none. */
-template <class T>
-TMG_HD void store_images(const kparams<T> &p, int x, int y, int z, long long cell, const T res[8]) {
-  const long long sx = tess_image_shift(x, p.ghost[0], p.dim[0]);
-  const long long sy = tess_image_shift(y, p.ghost[1], p.dim[1]) * (long long)p.sy;
-  const long long sz = tess_image_shift(z, p.ghost[2], p.dim[2]) * (long long)p.sz;
-  if (!(sx | sy | sz)) return;
-#pragma unroll
-  for (int m = 1; m < 8; m++) {
-    if (((m & 1) && !sx) || ((m & 2) && !sy) || ((m & 4) && !sz)) continue;
-    const long long o = cell + ((m & 1) ? sx : 0) + ((m & 2) ? sy : 0) + ((m & 4) ? sz : 0);
-#pragma unroll
-    for (int c = 0; c < 8; c++)
-      p.out[o + c * p.X] = res[c];
-  }
+/* Padded coordinate c of axis a as a kernel built for tess_region.wrap (WR) reads it: its
+ * periodic image in the owned range (the inputs' ghosts are stale); else c. Every kernel comes
+ * in both forms, WR a template argument: a run-time wrap in the copy loops cost the kernel 3%
+ * when it did not wrap (H100, 128^3 to 512^3). */
+template <bool WR, class T> TMG_HD int wrapc(const kparams<T> &p, int a, int c) {
+  if constexpr (WR)
+    return tess_wrap(c, p.wg[a], p.dim[a]);
+  else
+    return c;
 }
 
 /* ---- gathering a cell's stencil values for mhd_cell.h ------------------------------------- */
@@ -264,23 +265,50 @@ template <class T> struct generic_acc {
   }
 };
 
-template <class T>
+/* The same under tess_region.wrap: every point at its periodic image. */
+template <class T> struct wrap_acc {
+  const T *in;
+  long long X, sy, sz;
+  int x, y, z, dim[3], wg[3], act[3];
+  template <int AX> TMG_HD bool active() const { return act[AX] != 0; }
+  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
+    return ldg(in +
+               (tess_wrap(x + DX, wg[0], dim[0]) + C * X + tess_wrap(y + DY, wg[1], dim[1]) * sy +
+                tess_wrap(z + DZ, wg[2], dim[2]) * sz));
+  }
+};
+
+template <class T, bool WR = false>
 TMG_HD void generic_cell(const kparams<T> &p, const unsigned long long *tab, int x, int y, int z) {
   const long long cell = x + y * p.sy + z * p.sz;
-  const generic_acc<T> a = {
-      p.in + cell, p.X, p.sy, p.sz, {p.c.active[0], p.c.active[1], p.c.active[2]}};
   T old[8], res[8];
 #pragma unroll
   for (int c = 0; c < 8; c++)
     old[c] = p.c.substep > 0 ? p.out[cell + c * p.X] : T(0);
-  cell_update<T>(a, p, tab, x, old, res);
+  if constexpr (WR) {
+    const wrap_acc<T> a = {p.in,
+                           p.X,
+                           p.sy,
+                           p.sz,
+                           x,
+                           y,
+                           z,
+                           {p.dim[0], p.dim[1], p.dim[2]},
+                           {p.wg[0], p.wg[1], p.wg[2]},
+                           {p.c.active[0], p.c.active[1], p.c.active[2]}};
+    cell_update<T>(a, p, tab, x, old, res);
+  } else {
+    const generic_acc<T> a = {
+        p.in + cell, p.X, p.sy, p.sz, {p.c.active[0], p.c.active[1], p.c.active[2]}};
+    cell_update<T>(a, p, tab, x, old, res);
+  }
 #pragma unroll
   for (int c = 0; c < 8; c++)
     p.out[cell + c * p.X] = res[c];
-  if (p.images) store_images(p, x, y, z, cell, res);
 }
 
-template <class T> __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
+template <class T, bool WR = false>
+__global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
   __shared__ unsigned long long tab[exp_words<T>()];
   for (int i = threadIdx.x + blockDim.x * threadIdx.y; i < exp_words<T>();
        i += blockDim.x * blockDim.y)
@@ -291,7 +319,7 @@ template <class T> __global__ void __launch_bounds__(128) mhd_generic_kernel(con
   for (int y = p.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y); y < p.hi[1];
        y += gridDim.y * blockDim.y)
     for (int z = p.lo[2] + (int)blockIdx.z; z < p.hi[2]; z += gridDim.z)
-      generic_cell<T>(p, tab, x, y, z);
+      generic_cell<T, WR>(p, tab, x, y, z);
 }
 
 /* ---- tiled kernel ------------------------------------------------------------------------- */
@@ -366,54 +394,70 @@ template <class T> TMG_HD unsigned smem_addr(const T *sm, int i) {
 #endif
 }
 
-/* Rows [0, rows_ok) of an NCOL-wide rectangle (first row at src, rows row_stride apart) into
- * shared memory at sm + dst (pitch NCOL); columns >= cols_ok lie past the region's reach and
- * are not read. Row r goes to warp (r + rot) % NW, lane = column. Addresses are formed once
- * per row (the shared one from the rectangle's base) and shared by its two column groups: per
- * element, nvcc otherwise rebuilt the shared window base and the 64-bit source address, ~12
- * instructions for each copied element. */
-template <int NCOL, int NW, class T>
-TMG_HD void copy_rect(T *sm, int dst, const T *src, long long row_stride, int rows_ok, int cols_ok,
-                      int rot, int warp, int lane) {
+TMG_HD int imin(int a, int b) { return a < b ? a : b; }
+
+/* Rows [0, rows_ok) of an NCOL-wide rectangle of one plane of one component, from padded
+ * column x0 and row y0 of `plane`, into shared memory at sm + dst (pitch NCOL); columns >=
+ * cols_ok lie past the region's reach and are not read. Row r goes to warp (r + rot) % NW, lane
+ * = column. Addresses are formed once per row (the shared one from the rectangle's base) and
+ * shared by its two column groups: per element, nvcc otherwise rebuilt the shared window base
+ * and the 64-bit source address, ~12 instructions for each copied element. WR: each row and
+ * column at its periodic image (wrapc). */
+template <int NCOL, int NW, bool WR, class T>
+TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const T *plane, int x0, int y0,
+                      int rows_ok, int cols_ok, int rot, int warp, int lane) {
   static_assert(NCOL <= 64, "two column groups at most");
   const unsigned base = smem_addr(sm, dst + lane);
   const bool c0 = (lane < NCOL) && (lane < cols_ok);
   const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
-  for (int r = (warp + NW - rot % NW) % NW; r < rows_ok; r += NW) {
-    const T *s = src + r * row_stride + lane;
-    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
-    T *dh = sm + dst + r * NCOL + lane;
-    if (c0) cp_async(d, dh, s);
-    if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
+  const int r0 = (warp + NW - rot % NW) % NW;
+  if constexpr (!WR) {
+    const T *src = plane + y0 * p.sy + x0;
+    for (int r = r0; r < rows_ok; r += NW) {
+      const T *s = src + r * p.sy + lane;
+      const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+      T *dh = sm + dst + r * NCOL + lane;
+      if (c0) cp_async(d, dh, s);
+      if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
+    }
+  } else {
+    const int cx0 = wrapc<WR>(p, 0, imin(x0 + lane, p.dim[0] - 1));
+    const int cx1 = wrapc<WR>(p, 0, imin(x0 + lane + 32, p.dim[0] - 1));
+    for (int r = r0; r < rows_ok; r += NW) {
+      const T *s = plane + wrapc<WR>(p, 1, y0 + r) * p.sy;
+      const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+      T *dh = sm + dst + r * NCOL + lane;
+      if (c0) cp_async(d, dh, s + cx0);
+      if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + cx1);
+    }
   }
 }
 
-TMG_HD int imin(int a, int b) { return a < b ? a : b; }
-
 /* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
-template <int TX, int TY, class T>
+template <int TX, int TY, bool WR = false, class T>
 TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
+  const T *fu = p.in + wrapc<WR>(p, 2, z) * p.sz;
   const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
 #pragma unroll
   for (int i = 0; i < 6; i++)
-    copy_rect<G::W, G::NW>(sm, slot + i * G::FULL, fu + comps[i] * p.X, p.sy, rh, cw, i * G::H,
-                           warp, lane);
+    copy_rect<G::W, G::NW, WR>(p, sm, slot + i * G::FULL, fu + comps[i] * p.X, it.X0 - 3, it.Y0 - 3,
+                               rh, cw, i * G::H, warp, lane);
 }
 
 /* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
-template <int TX, int TY, class T>
+template <int TX, int TY, bool WR = false, class T>
 TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
                          int lane) {
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const T *fu = p.in + z * p.sz + (it.Y0 - 3) * p.sy + (it.X0 - 3);
-  copy_rect<G::W, G::NW>(sm, slot, fu, p.sy, rh, cw, 6 * G::H, warp, lane);
-  copy_rect<G::W, G::NW>(sm, slot + G::FULL, fu + 4 * p.X, p.sy, rh, cw, 7 * G::H, warp, lane);
+  const T *fu = p.in + wrapc<WR>(p, 2, z) * p.sz;
+  copy_rect<G::W, G::NW, WR>(p, sm, slot, fu, it.X0 - 3, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
+  copy_rect<G::W, G::NW, WR>(p, sm, slot + G::FULL, fu + 4 * p.X, it.X0 - 3, it.Y0 - 3, rh, cw,
+                             7 * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -460,20 +504,20 @@ TMG_HD tile_acc<TX, TY, T> make_acc(const T *sm, int zc, int tx, int ty, const t
   return a;
 }
 
-template <int TX, int TY, class T>
+template <int TX, int TY, bool WR = false, class T>
 TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, tile_state<T> &st) {
   const int x = it.X0 + tid % TX, y = it.Y0 + tid / TX;
   const bool valid = x < p.hi[0] && y < p.hi[1];
   const long long col = x + y * p.sy;
 #pragma unroll
   for (int i = 0; i < 7; i++) {
-    const long long cell = col + (it.z0 - 3 + i) * p.sz;
+    const long long cell = col + wrapc<WR>(p, 2, it.z0 - 3 + i) * p.sz;
     st.ql[i] = valid ? ldg(p.in + cell) : T(0);
     st.qs[i] = valid ? ldg(p.in + cell + 4 * p.X) : T(0);
   }
 }
 
-template <int TX, int TY, class T>
+template <int TX, int TY, class T, bool WR = false>
 TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long long *tab,
                          const tile_item &it, int zc, int tid, tile_state<T> &st) {
   typedef tile_geom<TX, TY, T> G;
@@ -483,8 +527,9 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   const long long cell = x + y * p.sy + zc * p.sz;
   T nl = T(0), ns = T(0), old[8];
   if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
-    nl = ldg(p.in + cell + 4 * p.sz);
-    ns = ldg(p.in + cell + 4 * p.sz + 4 * p.X);
+    const long long next = WR ? x + y * p.sy + wrapc<WR>(p, 2, zc + 4) * p.sz : cell + 4 * p.sz;
+    nl = ldg(p.in + next);
+    ns = ldg(p.in + next + 4 * p.X);
   }
 #pragma unroll
   for (int c = 0; c < 8; c++)
@@ -497,7 +542,6 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
 #pragma unroll
     for (int c = 0; c < 8; c++)
       p.out[cell + c * p.X] = res[c];
-    if (p.images) store_images(p, x, y, zc, cell, res);
   }
 #pragma unroll
   for (int i = 0; i < 6; i++) {
@@ -508,7 +552,7 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   st.qs[6] = ns;
 }
 
-template <int TX, int TY, class T>
+template <int TX, int TY, class T, bool WR = false>
 __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
     mhd_tiled_kernel(const kparams<T> p) {
   typedef tile_geom<TX, TY, T> G;
@@ -519,21 +563,21 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
   for (int i = tid; i < exp_words<T>(); i += G::NT)
     reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
   for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
-    issue_ring<TX, TY>(p, sm, it, z, warp, lane);
-  issue_centre<TX, TY>(p, sm, it, it.z0, warp, lane);
+    issue_ring<TX, TY, WR>(p, sm, it, z, warp, lane);
+  issue_centre<TX, TY, WR>(p, sm, it, it.z0, warp, lane);
   cp_async_commit();
   tile_state<T> st;
-  tile_prologue<TX, TY>(p, it, tid, st);
+  tile_prologue<TX, TY, WR>(p, it, tid, st);
   for (int zc = it.z0; zc < it.z1; zc++) {
     cp_async_wait_all();  /* this step's planes (issued one step ago) have landed ... */
     __syncthreads();      /* ... for every thread, and everyone is done with the last step */
     if (zc + 1 < it.z1) { /* into the slots the last step read last: plane zc - 4, centre zc - 1 */
-      issue_ring<TX, TY>(p, sm, it, zc + 4, warp, lane);
-      issue_centre<TX, TY>(p, sm, it, zc + 1, warp, lane);
+      issue_ring<TX, TY, WR>(p, sm, it, zc + 4, warp, lane);
+      issue_centre<TX, TY, WR>(p, sm, it, zc + 1, warp, lane);
     }
     cp_async_commit();
-    tile_compute<TX, TY, T>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes), it, zc,
-                            tid, st);
+    tile_compute<TX, TY, T, WR>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes), it,
+                                zc, tid, st);
   }
 }
 
@@ -588,13 +632,13 @@ template <class T> static bool make_kparams(const tess_region *r, kparams<T> &p)
   p.X = r->dim[0];
   p.sy = (long long)TESS_MHD_NC * r->dim[0];
   p.sz = (long long)TESS_MHD_NC * r->dim[0] * r->dim[1];
+  require(!r->images, "periodic images are not stored on the GPU (the record asks for wrap)");
   for (int a = 0; a < 3; a++) {
     p.lo[a] = r->lo[a];
     p.hi[a] = r->hi[a];
     p.dim[a] = r->dim[a];
-    p.ghost[a] = r->ghost[a];
+    p.wg[a] = r->wrap ? r->ghost[a] : 0;
   }
-  p.images = r->images;
   tess_mhd_coef_make(r, &p.c);
   return true;
 }
@@ -651,7 +695,10 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
 
 template <int TX, int TY, class T> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
   typedef tile_geom<TX, TY, T> G;
-  launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s);
+  if (p.wg[0] | p.wg[1] | p.wg[2])
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, true>, G::NT, G::SMEM, p, s);
+  else
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s);
 }
 
 template <class T> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
@@ -661,7 +708,10 @@ template <class T> static void launch_generic(const kparams<T> &p, cudaStream_t 
   const dim3 block(bx, by, 1);
   const dim3 grid((unsigned)((n0 + (int)bx - 1) / (int)bx), gy < 65535u ? gy : 65535u,
                   (unsigned)(n2 < 65535 ? n2 : 65535));
-  mhd_generic_kernel<T><<<grid, block, 0, s>>>(p);
+  if (p.wg[0] | p.wg[1] | p.wg[2])
+    mhd_generic_kernel<T, true><<<grid, block, 0, s>>>(p);
+  else
+    mhd_generic_kernel<T><<<grid, block, 0, s>>>(p);
   check_launch();
 }
 

@@ -54,6 +54,7 @@ typedef struct {
   tess_reach ext;
   int grown;  /* ext is not zero */
   int images; /* the kernel writes its outputs' periodic images (tess_stage_images) */
+  int wrap;   /* the kernel reads its inputs periodically, without their halos (idem) */
   uint32_t in_dirs[TESS_MAX_IO];
   unsigned in_local;
   tess_pieceset lreads[TESS_NPIECES]; /* pieces of local inputs read (reads: exchanged ones) */

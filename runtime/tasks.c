@@ -344,8 +344,9 @@ void tess_stage_images(tess_sim_t sim) {
   const unsigned dev = t->cuda ? TESS_IMAGES_CUDA : TESS_IMAGES_CPU;
   for (int i = 0; i < sim->nops; i++) {
     tess_op *op = sim->op[i];
-    op->images = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown &&
-                 (op->stage.kernel->images & dev) != 0;
+    const int can = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown;
+    op->wrap = can && (op->stage.kernel->wraps & dev) != 0;
+    op->images = can && !op->wrap && (op->stage.kernel->images & dev) != 0;
   }
 }
 
@@ -392,6 +393,7 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   r->dt = sim->dt;
   r->stage = op_index;
   r->images = op->images;
+  r->wrap = op->wrap;
   tess_task_spec *spec = &ch->spec;
   for (int k = 0; k < st->nout; k++) {
     const tess_field *f = &sim->field[st->out[k]];

@@ -74,6 +74,11 @@ typedef struct tess_region {
    * the kernel writes the cell's periodic images in the ghost layers (tess_image_shift), so the
    * outputs' halos are current without a copy. */
   int images;
+  /* Nonzero (only for a kernel whose record sets `wraps` for this device; never with `images`):
+   * the same conditions, but the inputs' ghost layers are NOT current: the kernel reads every
+   * point beyond the owned box at its periodic image inside it (tess_wrap), so no halo is
+   * copied before the stage; the outputs' ghost layers are left as they are. */
+  int wrap;
 } tess_region;
 
 /* Periodic images (tess_region.images): the shift, in cells, from owned coordinate c to its
@@ -88,6 +93,18 @@ __host__ __device__
     tess_image_shift(int c, int g, int dim) {
   const int n = dim - 2 * g;
   return g == 0 ? 0 : c < 2 * g ? n : c >= n ? -n : 0;
+}
+
+/* Periodic wrap (tess_region.wrap): padded coordinate c (in [0, dim)) of an axis of padded
+ * extent dim and ghost width g, moved to its periodic image in the owned range [g, dim - g);
+ * with g = 0, c itself. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    static inline int
+    tess_wrap(int c, int g, int dim) {
+  const int n = dim - 2 * g;
+  return c < g ? c + n : c >= g + n ? c - n : c;
 }
 typedef void (*tess_cpu_fn)(const tess_region *r);
 /* `stream` is the cudaStream_t of the StarPU worker (starpu_cuda_get_local_stream()). */
@@ -129,9 +146,13 @@ typedef struct {
   int nreach;            /* 0: symmetric `radius` on every axis for every input */
   tess_reach reach[TESS_MAX_IO];
   unsigned images; /* TESS_IMAGES_CPU | TESS_IMAGES_CUDA: honours tess_region.images there */
+  unsigned wraps;  /* TESS_WRAP_CPU | TESS_WRAP_CUDA: honours tess_region.wrap there (preferred
+                      to images: nothing extra is stored) */
 } tess_kernel;
 #define TESS_IMAGES_CPU  1u
 #define TESS_IMAGES_CUDA 2u
+#define TESS_WRAP_CPU    TESS_IMAGES_CPU
+#define TESS_WRAP_CUDA   TESS_IMAGES_CUDA
 
 #ifdef __cplusplus
 }
