@@ -81,16 +81,19 @@ typedef struct tess_region {
   int wrap;
 } tess_region;
 
+/* The periodic helpers below are for host code and CUDA kernels alike. */
+#ifdef __CUDACC__
+#define TESS_PERIODIC_HD __host__ __device__
+#else
+#define TESS_PERIODIC_HD
+#endif
+
 /* Periodic images (tess_region.images): the shift, in cells, from owned coordinate c to its
  * image along an axis of padded extent dim and ghost width g (an owned cell within g of an edge
  * has an image n = dim - 2g cells across), or 0. The runtime asks for images only where
  * n >= 2g, so a cell has at most one shift per axis; its images are every combination of its
  * axes' shifts but none (a corner cell has 7). */
-#ifdef __CUDACC__
-__host__ __device__
-#endif
-    static inline int
-    tess_image_shift(int c, int g, int dim) {
+TESS_PERIODIC_HD static inline int tess_image_shift(int c, int g, int dim) {
   const int n = dim - 2 * g;
   return g == 0 ? 0 : c < 2 * g ? n : c >= n ? -n : 0;
 }
@@ -98,11 +101,7 @@ __host__ __device__
 /* Periodic wrap (tess_region.wrap): padded coordinate c (in [0, dim)) of an axis of padded
  * extent dim and ghost width g, moved to its periodic image in the owned range [g, dim - g);
  * with g = 0, c itself. */
-#ifdef __CUDACC__
-__host__ __device__
-#endif
-    static inline int
-    tess_wrap(int c, int g, int dim) {
+TESS_PERIODIC_HD static inline int tess_wrap(int c, int g, int dim) {
   const int n = dim - 2 * g;
   return c < g ? c + n : c >= g + n ? c - n : c;
 }
