@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh [BUILD_DIR] — install what is missing (scripts/install-deps.sh), configure, build.
 # CUDA kernels are built when nvcc is found (StarPU is then built with CUDA too);
-# TESS_NO_CUDA=1 forces a CPU-only build. Extra CMake flags: TESS_CMAKE_FLAGS.
+# TESS_NO_CUDA=1 forces a CPU-only build. Extra CMake flags: TESS_CMAKE_FLAGS; TESS_TARGETS="a b"
+# builds only those targets (and what they need).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -11,5 +12,5 @@ cuda=ON; [ -n "${TESS_NO_CUDA:-}" ] && cuda=OFF
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda ${TESS_CMAKE_FLAGS:-} >&2
 fi
-cmake --build "$build" -j"$(nproc)" >&2
+cmake --build "$build" -j"$(nproc)" ${TESS_TARGETS:+--target $TESS_TARGETS} >&2
 echo "$prefix" > "$build/starpu-prefix"
