@@ -37,7 +37,7 @@
  * has a second form (template argument WR) that reads every point beyond the owned box at its
  * periodic image inside it (wrapc: plane z once per plane, row y once per row, the columns once
  * per launch), so the runtime copies no halo and nothing extra is stored. Storing the images
- * instead (session 6) cost the kernel 5-8% (H100, 128^3 and 256^3: x-edge rows of 3 elements).
+ * instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge rows of 3 elements).
  * No GPU kernel stores images (tess_region.images is the CPU version's).
  *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
@@ -143,7 +143,7 @@ template <class T> struct kparams {
 /* Padded coordinate c of axis a as a kernel built for tess_region.wrap (WR) reads it: its
  * periodic image in the owned range (the inputs' ghosts are stale); else c. Every kernel comes
  * in both forms, WR a template argument: a run-time wrap in the copy loops cost the kernel 3%
- * when it did not wrap (H100, 128^3 to 512^3). */
+ * in double and 7-9% in single when it did not wrap (H100, 128^3 to 512^3). */
 template <bool WR, class T> TMG_HD int wrapc(const kparams<T> &p, int a, int c) {
   if constexpr (WR)
     return tess_wrap(c, p.wg[a], p.dim[a]);

@@ -53,7 +53,7 @@ typedef struct {
   tess_reach reach[TESS_MAX_IO];
   tess_reach ext;
   int grown;  /* ext is not zero */
-  int images; /* the kernel writes its outputs' periodic images (tess_stage_images) */
+  int images; /* the kernel writes its outputs' periodic images (tess_stage_periodic) */
   int wrap;   /* the kernel reads its inputs periodically, without their halos (idem) */
   uint32_t in_dirs[TESS_MAX_IO];
   unsigned in_local;
@@ -218,11 +218,12 @@ typedef struct {
 } tess_chain;
 /* Submits the classes of stage op of every tile, or with chain != NULL appends them to it. */
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain);
-/* Setup, after the plans: sim->lone, and for each stage op->images, whether its kernel writes
- * its outputs' periodic images (tess_region.images): it can on the tile's device, the tile is
- * lone and two ghost widths long on every axis with ghosts, and the stage updates the owned box
- * (no extent). Its outputs' halos are then current after it. */
-void tess_stage_images(tess_sim_t sim);
+/* Setup, after the plans: sim->lone, and for each stage how a lone tile's kernel handles the
+ * periodic halos, where it can (on the tile's device, the tile lone and two ghost widths long on
+ * every axis with ghosts, the stage updating the owned box, no extent): op->wrap, it reads its
+ * inputs at their periodic images (tess_region.wrap), so their halos are not copied; else
+ * op->images, it writes its outputs' images (tess_region.images), so their halos are current. */
+void tess_stage_periodic(tess_sim_t sim);
 tess_err tess_chain_submit(tess_sim_t sim, tess_chain *chain);
 double tess_now(void);
 

@@ -14,11 +14,12 @@
 static tess_err run_stage(tess_sim_t sim, int index, tess_op *op, tess_chain *chain) {
   const tess_stage *st = &op->stage;
   op->in_stale = 0;
-  for (int k = 0; !op->wrap && k < st->nin; k++) { /* a wrapping kernel reads no halo */
-    tess_field *f = &sim->field[st->in[k]];
-    if (op->in_dirs[k] & ~f->halo_valid) op->in_stale |= 1u << k;
-    f->halo_valid |= op->in_dirs[k];
-  }
+  if (!op->wrap) /* a wrapping kernel reads no halo */
+    for (int k = 0; k < st->nin; k++) {
+      tess_field *f = &sim->field[st->in[k]];
+      if (op->in_dirs[k] & ~f->halo_valid) op->in_stale |= 1u << k;
+      f->halo_valid |= op->in_dirs[k];
+    }
   TESS_CALL(tess_halo_exchange(sim, index, op));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_CALL(tess_submit_compute(sim, index, op, chain));

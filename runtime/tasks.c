@@ -332,7 +332,7 @@ tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
   return TESS_OK;
 }
 
-void tess_stage_images(tess_sim_t sim) {
+void tess_stage_periodic(tess_sim_t sim) {
   const tess_tile *t = &sim->tile[0];
   const tess_plan *p = t->plan;
   sim->lone = sim->ntiles == 1 && p->nclass == 1;
