@@ -17,6 +17,8 @@
 #   with one rank per GPU are then made twice, host-staged through StarPU-MPI (modes overlap,
 #   bulk) and from GPU memory (runtime/direct.c: modes overlap+direct, bulk+direct).
 #   BENCH_GPUS: the GPU counts to try (default "1 2 4 8", as many as the host has).
+#   BENCH_MODES: the modes (default "overlap bulk"). BENCH_STAGED=0 (with BENCH_CUDA_MPI=1): skip
+#   the host-staged runs of one rank per GPU, keeping the ones from GPU memory.
 set -uo pipefail
 bundle=$(cd "${1:?usage: run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH]}" && pwd)
 apps=${2:-mhd ch} sizes_mhd=${3:-256 512} sizes_ch=${4:-512}
@@ -76,9 +78,9 @@ for app in $apps; do
   for n in $sizes; do
     for g in ${BENCH_GPUS:-1 2 4 8}; do
       [ "$g" -le "$ngpu" ] || continue
-      for mode in overlap bulk; do
+      for mode in ${BENCH_MODES:-overlap bulk}; do
         run "$app" "$n" "$g" 1 "$mode"
-        [ "$g" -gt 1 ] && run "$app" "$n" "$g" "$g" "$mode"
+        [ "$g" -gt 1 ] && { [ "$cuda_mpi" = 1 ] && [ "${BENCH_STAGED:-1}" = 0 ] || run "$app" "$n" "$g" "$g" "$mode"; }
         [ "$g" -gt 1 ] && [ "$cuda_mpi" = 1 ] && run "$app" "$n" "$g" "$g" "$mode+direct"
       done
     done
