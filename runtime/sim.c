@@ -262,7 +262,7 @@ static int uses_cuda(const tess_sim_t sim) {
 static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
   int want = uses_cuda(sim) ? tess_ncuda_devices() : (int)starpu_cpu_worker_get_count();
   for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
-    if (tess_decomp_tiles_axes(block, tiles, radius, sim->T) != 0) continue;
+    if (tess_decomp_tiles_axes(block, tiles, radius, sim->gpu_cut, sim->T) != 0) continue;
     int ok = 1;
     for (int i = 0; i < 3; i++)
       ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius[i];
@@ -286,7 +286,7 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
                  p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
-  } else if (tess_decomp_procs_axes(sim->n, sim->nranks, radius, sim->P) != 0) {
+  } else if (tess_decomp_procs_axes(sim->n, sim->nranks, radius, sim->gpu_cut, sim->P) != 0) {
     return TESS_ERROR(
         TESS_ERR_ARG,
         "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
@@ -297,7 +297,7 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
   for (int i = 0; i < 3; i++)
     block[i] = sim->n[i] / sim->P[i];
   if (sim->tiles_req > 0) {
-    if (tess_decomp_tiles_axes(block, sim->tiles_req, radius, sim->T) != 0)
+    if (tess_decomp_tiles_axes(block, sim->tiles_req, radius, sim->gpu_cut, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
                         "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
                         block[0], block[1], block[2], sim->tiles_req);
@@ -425,6 +425,9 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   for (int i = 0; i < sim->nops; i++)
     nstages += sim->op[i]->kind == TESS_OP_STAGE;
   TESS_CHECK(nstages > 0, TESS_ERR_ARG, "the step program has no stage");
+  /* GPU tiles are cut across z first (decomp.h); every rank must pick the same process grid */
+  sim->gpu_cut = uses_cuda(sim);
+  TESS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &sim->gpu_cut, 1, MPI_INT, MPI_MIN, sim->comm));
   TESS_CALL(tess_program_choose(sim));
 
   sim->tile = calloc((size_t)sim->ntiles, sizeof *sim->tile);

@@ -4,7 +4,8 @@
  * r = 1..4, which also checks the tie-break. The Morton placement must reproduce the digest's
  * bit formula, agree with the cube column of Table A.1, be a bijection, and keep aligned groups
  * of 8 ranks in 2x2x2 blocks. Edge cases: non-power-of-two counts, counts dividing nothing,
- * 2D grids. Prints one line per failed check; returns 0 on pass, 1 on failure.
+ * 2D grids. The GPU variant's axis order. Prints one line per failed check; returns 0 on pass, 1
+ * on failure.
  */
 #include <stdio.h>
 
@@ -167,10 +168,40 @@ static void test_edges(void) {
         "3000 ranks on 6000x4000x3000", p, big, 3000);
 }
 
+/* GPU tiles: cuts across z first, then y, then x (decomp.h's weighted face cells), never a
+ * block thinner than 2r along a cut axis when another shape fits, the paper's cost on ties. */
+static void test_gpu(void) {
+  int p[3];
+  const int r3[3] = {3, 3, 3}, cube[3] = {256, 256, 256};
+  const int w4[3] = {1, 1, 4}, w8[3] = {1, 2, 4}, w2[3] = {1, 1, 2};
+  check(tess_decomp_procs_axes(cube, 4, r3, 1, p) == 0 && eq3(p, w4), "gpu: 4 on 256^3", p, w4, 4);
+  check(tess_decomp_tiles_axes(cube, 4, r3, 1, p) == 0 && eq3(p, w4), "gpu: 4 tiles on 256^3", p,
+        w4, 4);
+  /* 1x1x8 and 1x2x4 add the same slab work; 1x2x4 moves fewer halo cells */
+  check(tess_decomp_procs_axes(cube, 8, r3, 1, p) == 0 && eq3(p, w8), "gpu: 8 on 256^3", p, w8, 8);
+  check(tess_decomp_procs_axes(cube, 2, r3, 1, p) == 0 && eq3(p, w2), "gpu: 2 on 256^3", p, w2, 2);
+  /* z too thin to cut (8 / 2 < 2r): y instead */
+  const int flat[3] = {256, 256, 8}, wy[3] = {1, 2, 1};
+  check(tess_decomp_procs_axes(flat, 2, r3, 1, p) == 0 && eq3(p, wy), "gpu: 2 on 256x256x8", p, wy,
+        2);
+  /* 2D: rows (y) before columns */
+  const int sq[3] = {512, 512, 1}, r2d[3] = {2, 2, 0}, w2d[3] = {1, 4, 1};
+  check(tess_decomp_procs_axes(sq, 4, r2d, 1, p) == 0 && eq3(p, w2d), "gpu: 4 on 512^2", p, w2d, 4);
+  /* nothing read across z: cutting it costs nothing */
+  const int col[3] = {256, 256, 64}, rxy[3] = {2, 2, 0}, wz[3] = {1, 1, 4};
+  check(tess_decomp_procs_axes(col, 4, rxy, 1, p) == 0 && eq3(p, wz), "gpu: 4 on 256^2x64, r_z 0",
+        p, wz, 4);
+  /* gpu = 0 is the paper's choice */
+  const int paper[3] = {2, 2, 1};
+  check(tess_decomp_procs_axes(cube, 4, r3, 0, p) == 0 && eq3(p, paper), "cpu: 4 on 256^3", p,
+        paper, 4);
+}
+
 int main(void) {
   test_tables();
   test_morton();
   test_edges();
+  test_gpu();
   printf("test_decomposer: %d of %d checks failed\n", failures, checks);
   return failures ? 1 : 0;
 }
