@@ -27,8 +27,10 @@ typedef enum { TESS_COST_PROCS, TESS_COST_TILES } tess_cost_kind;
  * faces across i. A cut makes the tile's outer classes slabs r_i cells thick: across z they are
  * whole planes, which the kernels march like the inner box (and whose halos are contiguous);
  * across y they fill a few of a thread block's rows; across x a few of its 32-64 columns, and
- * their halos are rows of r elements. Measured on 4 H200s (MHD 256^3, 2x2x1 tiles): the outer
- * classes took longer than the inner box, which holds 91% of the cells. */
+ * their halos are rows of r elements. The weights are the MHD kernel's time per cell on such slabs
+ * (one H100, 256^2 x 3 slabs, fp64: x 0.99, y 0.46-0.61, z 0.27 ns; bench/results/
+ * 2026-11-25-h100-mhd-kernel-floor.txt); on 4 H200s the z-first cut made MHD 512^3 1.22x and
+ * CH 512^3 2.6x faster than the paper's 2x2x1 (2026-11-27-h200x4-zcut.txt). */
 static const int64_t gpu_axis_weight[3] = {4, 2, 1};
 
 /* Cells of one block, with each axis extended by ext[i]. */
