@@ -35,9 +35,10 @@
  *
  * A lone periodic tile (tess_region.wrap, asked for by the record's TESS_WRAP_CUDA): each kernel
  * has a second form (template argument WR) that reads every point beyond the owned box at its
- * periodic image inside it (wrapc: plane z once per plane, row y once per row, the columns once
- * per launch), so the runtime copies no halo and nothing extra is stored. Storing the images
- * instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge rows of 3 elements).
+ * periodic image inside it (plane z and each lane's two columns once per plane, row y once per
+ * row: copy_rect_wrap), so the runtime copies no halo and nothing extra is stored. Storing the
+ * images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge rows of 3
+ * elements).
  * No GPU kernel stores images (tess_region.images is the CPU version's).
  *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
@@ -52,6 +53,7 @@
 
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,14 +398,23 @@ template <class T> TMG_HD unsigned smem_addr(const T *sm, int i) {
 
 TMG_HD int imin(int a, int b) { return a < b ? a : b; }
 
+/* p, as a value nvcc cannot see through (device): what is added to it later stays one 64-bit
+ * add of a 32-bit offset (IMAD.WIDE) instead of being reassociated onto the kernel parameter
+ * it came from (64-bit adds, shifts and a reload of the parameter for every address). */
+template <class T> TMG_HD const T *opaque(const T *p) {
+#ifdef __CUDA_ARCH__
+  asm("" : "+l"(p));
+#endif
+  return p;
+}
+
 /* Rows [0, rows_ok) of an NCOL-wide rectangle of one plane of one component, from padded
  * column x0 and row y0 of `plane`, into shared memory at sm + dst (pitch NCOL); columns >=
  * cols_ok lie past the region's reach and are not read. Row r goes to warp (r + rot) % NW, lane
  * = column. Addresses are formed once per row (the shared one from the rectangle's base) and
  * shared by its two column groups: per element, nvcc otherwise rebuilt the shared window base
- * and the 64-bit source address, ~12 instructions for each copied element. WR: each row and
- * column at its periodic image (wrapc). */
-template <int NCOL, int NW, bool WR, class T>
+ * and the 64-bit source address, ~12 instructions for each copied element. */
+template <int NCOL, int NW, class T>
 TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const T *plane, int x0, int y0,
                       int rows_ok, int cols_ok, int rot, int warp, int lane) {
   static_assert(NCOL <= 64, "two column groups at most");
@@ -411,25 +422,55 @@ TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const T *plane, int x
   const bool c0 = (lane < NCOL) && (lane < cols_ok);
   const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
   const int r0 = (warp + NW - rot % NW) % NW;
-  if constexpr (!WR) {
-    const T *src = plane + y0 * p.sy + x0;
-    for (int r = r0; r < rows_ok; r += NW) {
-      const T *s = src + r * p.sy + lane;
-      const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
-      T *dh = sm + dst + r * NCOL + lane;
-      if (c0) cp_async(d, dh, s);
-      if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
-    }
-  } else {
-    const int cx0 = wrapc<WR>(p, 0, imin(x0 + lane, p.dim[0] - 1));
-    const int cx1 = wrapc<WR>(p, 0, imin(x0 + lane + 32, p.dim[0] - 1));
-    for (int r = r0; r < rows_ok; r += NW) {
-      const T *s = plane + wrapc<WR>(p, 1, y0 + r) * p.sy;
-      const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
-      T *dh = sm + dst + r * NCOL + lane;
-      if (c0) cp_async(d, dh, s + cx0);
-      if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + cx1);
-    }
+  const T *src = plane + y0 * p.sy + x0;
+  for (int r = r0; r < rows_ok; r += NW) {
+    const T *s = src + r * p.sy + lane;
+    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+    T *dh = sm + dst + r * NCOL + lane;
+    if (c0) cp_async(d, dh, s);
+    if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
+  }
+}
+
+/* The kernel's form for tess_region.wrap: a lane's two source columns (x0 + lane, x0 + lane +
+ * 32) at their periodic images in plane z's image, once per plane (a, b: component 0, row 0). */
+template <class T> struct wrap_cols { const T *a, *b; };
+template <class T> TMG_HD wrap_cols<T> wrap_cols_of(const kparams<T> &p, int x0, int z, int lane) {
+  const T *fz = p.in + tess_wrap(z, p.wg[2], p.dim[2]) * p.sz;
+  wrap_cols<T> w;
+  w.a = opaque(fz + tess_wrap(x0 + lane, p.wg[0], p.dim[0]));
+  w.b = opaque(fz + tess_wrap(x0 + lane + 32, p.wg[0], p.dim[0]));
+  return w;
+}
+
+/* copy_rect of component offset coff (c * X) under tess_region.wrap: row y0 + r at its image,
+ * column x0 + lane (+ 32) at w.a (w.b). One 32-bit offset per row (image row, component: the
+ * launcher keeps a plane of the tile under 2^31 elements), added to each column pointer; at
+ * most NROW rows, so the loop unrolls whole. Double forms every row's image whether the row is
+ * copied or not (the calls of the same r0 share them) and predicates the copies; single
+ * branches per row: each 0.5-2% faster than the other in its precision (H100). The wrap per
+ * row of copy_rect's loop this replaces made the kernel 5-6% slower than the plain form in
+ * double and 15-17% in single; this form is 3-5% faster than the plain one in double and 0-2%
+ * in single (bench/results/2026-11-27-h100-wrap-cost.txt). */
+template <int NCOL, int NW, int NROW, class T>
+TMG_HD void copy_rect_wrap(const kparams<T> &p, T *sm, int dst, const wrap_cols<T> &w, int coff,
+                           int y0, int rows_ok, int cols_ok, int rot, int warp, int lane) {
+  static_assert(NCOL <= 64, "two column groups at most");
+  constexpr bool EAGER = sizeof(T) == sizeof(double);
+  const unsigned base = smem_addr(sm, dst + lane);
+  const bool c0 = (lane < NCOL) && (lane < cols_ok);
+  const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
+  const int r0 = (warp + NW - rot % NW) % NW, sy = (int)p.sy;
+#pragma unroll
+  for (int k = 0; k < (NROW + NW - 1) / NW; k++) {
+    const int r = r0 + k * NW;
+    const bool ok = r < rows_ok;
+    if (!EAGER && !ok) continue;
+    const int off = tess_wrap(y0 + r, p.wg[1], p.dim[1]) * sy + coff;
+    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
+    T *dh = sm + dst + r * NCOL + lane;
+    if ((!EAGER || ok) && c0) cp_async(d, dh, w.a + off);
+    if ((!EAGER || ok) && c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, w.b + off);
   }
 }
 
@@ -439,12 +480,20 @@ TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, i
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::RING0 + (z & 7) * G::RS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const T *fu = p.in + wrapc<WR>(p, 2, z) * p.sz;
   const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
+  if constexpr (WR) {
+    const wrap_cols<T> w = wrap_cols_of(p, it.X0 - 3, z, lane);
 #pragma unroll
-  for (int i = 0; i < 6; i++)
-    copy_rect<G::W, G::NW, WR>(p, sm, slot + i * G::FULL, fu + comps[i] * p.X, it.X0 - 3, it.Y0 - 3,
-                               rh, cw, i * G::H, warp, lane);
+    for (int i = 0; i < 6; i++)
+      copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot + i * G::FULL, w, comps[i] * (int)p.X,
+                                        it.Y0 - 3, rh, cw, i * G::H, warp, lane);
+  } else {
+    const T *fu = p.in + z * p.sz;
+#pragma unroll
+    for (int i = 0; i < 6; i++)
+      copy_rect<G::W, G::NW>(p, sm, slot + i * G::FULL, fu + comps[i] * p.X, it.X0 - 3, it.Y0 - 3,
+                             rh, cw, i * G::H, warp, lane);
+  }
 }
 
 /* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
@@ -454,10 +503,17 @@ TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z,
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const T *fu = p.in + wrapc<WR>(p, 2, z) * p.sz;
-  copy_rect<G::W, G::NW, WR>(p, sm, slot, fu, it.X0 - 3, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
-  copy_rect<G::W, G::NW, WR>(p, sm, slot + G::FULL, fu + 4 * p.X, it.X0 - 3, it.Y0 - 3, rh, cw,
-                             7 * G::H, warp, lane);
+  if constexpr (WR) {
+    const wrap_cols<T> w = wrap_cols_of(p, it.X0 - 3, z, lane);
+    copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot, w, 0, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
+    copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot + G::FULL, w, 4 * (int)p.X, it.Y0 - 3, rh, cw,
+                                      7 * G::H, warp, lane);
+  } else {
+    const T *fu = p.in + z * p.sz;
+    copy_rect<G::W, G::NW>(p, sm, slot, fu, it.X0 - 3, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
+    copy_rect<G::W, G::NW>(p, sm, slot + G::FULL, fu + 4 * p.X, it.X0 - 3, it.Y0 - 3, rh, cw,
+                           7 * G::H, warp, lane);
+  }
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -731,6 +787,8 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
   const cudaStream_t s = (cudaStream_t)stream;
   if (kind == KIND_AUTO) kind = auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = KIND_GENERIC;
+  /* The tiled kernels' wrapping form forms a row's offset in a plane in 32 bits. */
+  if ((p.wg[0] | p.wg[1] | p.wg[2]) && p.sy * p.dim[1] > INT_MAX) kind = KIND_GENERIC;
 #ifdef TESS_MHD_CUDA_ALL_VARIANTS
   if (kind == KIND_TILED16) {
     launch_tiled<16, 16, T>(p, s);
