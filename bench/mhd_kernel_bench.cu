@@ -5,7 +5,7 @@
  * library builds mhd_cuda.cu: -fmad=false for the device, -ffp-contract=off for the host.
  *
  *   usage: mhd_kernel_bench [--emulate] [--quick] [--sizes 128,256,512] [--reps N] [--no-thin]
- *                           [--sanitize] [--profile N] [--f32] [--wrap]
+ *                           [--sanitize] [--profile N] [--f32] [--wrap] [--auto-only]
  *     --emulate   CPU only: runs the tiled and generic kernels' own code on the host (one
  *                 "thread" after another, barriers in between) against tess_mhd_rk3_cpu and
  *                 tess_mhd_rk3_cpu_f32. Checks indexing, plane ring and arithmetic without a
@@ -14,6 +14,7 @@
  *     --sanitize  only a few small launches (for compute-sanitizer), both precisions
  *     --wrap      timed and profiled launches read every point beyond the owned box at its
  *                 periodic image (tess_region.wrap, as a lone tile's launches do)
+ *     --auto-only time the production kernel only (no 16x16 tile, no generic kernel)
  *     --profile N only 3 steps of the production kernel at N^3 (for ncu); with --f32 the
  *                 single-precision one; --kind K: kernel_kind K instead of the production one
  *
@@ -497,6 +498,7 @@ template <class T> static void sanitize_cases() {
  * (--launch-skip 6 --launch-count 1 picks substep 0 of the third step). */
 static int g_profile_kind = G::KIND_AUTO;
 static int g_wrap = 0; /* --wrap: timed and profiled launches read the ghosts' periodic images */
+static bool g_auto_only = false; /* --auto-only: time the production kernel only */
 template <class T> static void profile_case(int n) {
   const tile t = make_tile(n, n, n);
   const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
@@ -662,6 +664,7 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
   const std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED16, G::KIND_GENERIC};
   for (const variant &v : vs) {
+    if (g_auto_only && v != G::KIND_AUTO) continue;
     T *cur = din, *prev = dout;
     auto step = [&] {
       for (int k = 0; k < 3; k++) {
@@ -755,6 +758,8 @@ int main(int argc, char **argv) {
       thin = false;
     else if (!std::strcmp(argv[i], "--wrap"))
       g_wrap = 1;
+    else if (!std::strcmp(argv[i], "--auto-only"))
+      g_auto_only = true;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -765,7 +770,7 @@ int main(int argc, char **argv) {
       std::fprintf(
           stderr,
           "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] [--kind K] "
-          "[--sanitize] [--profile N] [--f32] [--wrap]\n",
+          "[--sanitize] [--profile N] [--f32] [--wrap] [--auto-only]\n",
           argv[0]);
       return 2;
     }

@@ -20,25 +20,31 @@
  *            two centre planes (current + loading) of lnrho and ss. lnrho and ss are needed
  *            off-centre only at the cell itself: each thread keeps their 7 z values in
  *            registers. Planes arrive with cp.async one step ahead (element-sized copies: rows
- *            need not be 16-byte aligned; addresses formed once per row); one __syncthreads per
- *            step. Double: 218 KiB of shared memory, one block (8 warps) per SM, up to 255
- *            registers per thread. Float: the same layout in half the bytes (108 KiB, the exp
- *            table shrinks to 32 words), so the kernel asks for two blocks per SM
- *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
- *            block's plane loads and start-up hide behind the other's arithmetic. H100, 256^3:
- *            7.6 ms per RK3 step in double, 4.2 in float (docs/performance.md, issue 17). The
- *            tile stays 32 x 8 (16 x 16 is 7% slower in double, 38% in float). Region cells of
- *            partial tiles are masked; nothing outside [lo - 3, hi + 3) is read, nothing outside
- *            [lo, hi) written.
+ *            need not be 16-byte aligned; each lane's column pointers formed once per plane, one
+ *            32-bit offset per row: copy_rect); one __syncthreads per step. Double: 218 KiB of
+ *            shared memory, one block (8 warps) per SM, up to 255 registers per thread. Float:
+ *            the same layout in half the bytes (108 KiB, the exp table shrinks to 32 words), so
+ *            the kernel asks for two blocks per SM (__launch_bounds__(256, 2): at most 128
+ *            registers per thread, no spills) and one block's plane loads and start-up hide
+ *            behind the other's arithmetic. H100, 256^3: 7.0 ms per RK3 step in double, 3.8 in
+ *            float (bench/results/2026-11-27-h100-plain-copy.txt; docs/performance.md's 7.6 and
+ *            4.2, issue 17, are from before copy_rect's present form). The tile stays 32 x 8
+ *            (16 x 16 is 6% slower in double, 41% in float). Region cells of partial tiles are
+ *            masked; nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
  * A lone periodic tile (tess_region.wrap, asked for by the record's TESS_WRAP_CUDA): each kernel
  * has a second form (template argument WR) that reads every point beyond the owned box at its
  * periodic image inside it (plane z and each lane's two columns once per plane, row y once per
- * row: copy_rect_wrap), so the runtime copies no halo and nothing extra is stored. Storing the
- * images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge rows of 3
- * elements).
+ * row: rect_cols_of, copy_rect), so the runtime copies no halo and nothing extra is stored.
+ * Storing the images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
+ * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 5-6% in single
+ * (H100, 128^3 to 512^3). Most of it is where it reads, not what it executes: the same WR
+ * kernel takes 6% longer wrapping than with zero ghost widths (ncu, 128^3 double): a tile at
+ * the x edge reads its 3 wrapped columns from the far end of each row, one more sector and L2
+ * request per row than the plain form's contiguous ghosts (+5% L1 sectors, +8% L2 requests,
+ * though 4% fewer DRAM bytes: no ghosts read; bench/results/2026-11-27-h100-plain-copy.txt).
  * No GPU kernel stores images (tess_region.images is the CPU version's).
  *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
@@ -408,53 +414,52 @@ template <class T> TMG_HD const T *opaque(const T *p) {
   return p;
 }
 
-/* Rows [0, rows_ok) of an NCOL-wide rectangle of one plane of one component, from padded
- * column x0 and row y0 of `plane`, into shared memory at sm + dst (pitch NCOL); columns >=
- * cols_ok lie past the region's reach and are not read. Row r goes to warp (r + rot) % NW, lane
- * = column. Addresses are formed once per row (the shared one from the rectangle's base) and
- * shared by its two column groups: per element, nvcc otherwise rebuilt the shared window base
- * and the 64-bit source address, ~12 instructions for each copied element. */
-template <int NCOL, int NW, class T>
-TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const T *plane, int x0, int y0,
-                      int rows_ok, int cols_ok, int rot, int warp, int lane) {
-  static_assert(NCOL <= 64, "two column groups at most");
-  const unsigned base = smem_addr(sm, dst + lane);
-  const bool c0 = (lane < NCOL) && (lane < cols_ok);
-  const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
-  const int r0 = (warp + NW - rot % NW) % NW;
-  const T *src = plane + y0 * p.sy + x0;
-  for (int r = r0; r < rows_ok; r += NW) {
-    const T *s = src + r * p.sy + lane;
-    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
-    T *dh = sm + dst + r * NCOL + lane;
-    if (c0) cp_async(d, dh, s);
-    if (c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, s + 32);
-  }
+/* a * b as one 32 x 32 -> 64-bit multiply (IMAD.WIDE), for a plane's offset (the launcher keeps
+ * a plane under 2^31 elements): from (long long)a * b nvcc made a 64-bit multiply (3 IMADs and
+ * a sign extension). */
+TMG_HD long long mul_wide(int a, int b) {
+#ifdef __CUDA_ARCH__
+  long long r;
+  asm("mul.wide.s32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  return (long long)a * b;
+#endif
 }
 
-/* The kernel's form for tess_region.wrap: a lane's two source columns (x0 + lane, x0 + lane +
- * 32) at their periodic images in plane z's image, once per plane (a, b: component 0, row 0). */
-template <class T> struct wrap_cols { const T *a, *b; };
-template <class T> TMG_HD wrap_cols<T> wrap_cols_of(const kparams<T> &p, int x0, int z, int lane) {
-  const T *fz = p.in + tess_wrap(z, p.wg[2], p.dim[2]) * p.sz;
-  wrap_cols<T> w;
-  w.a = opaque(fz + tess_wrap(x0 + lane, p.wg[0], p.dim[0]));
-  w.b = opaque(fz + tess_wrap(x0 + lane + 32, p.wg[0], p.dim[0]));
+/* Each lane's two source columns of a plane rectangle, x0 + lane and x0 + lane + 32 of plane z
+ * (component 0, row 0), formed once per plane: at their periodic images in the WR form, as they
+ * are otherwise (b = a + 32: the second column group's address is the first's plus an
+ * immediate). opaque() keeps nvcc from reassociating them onto p.in. The launcher keeps a plane
+ * of the tile (8 * dim0 * dim1 elements) under 2^31, so its offset is mul_wide. The plain form
+ * takes the identity (wrapc<false>), not tess_wrap with zero ghost widths: the same in double,
+ * but that was 3-5% slower in single (H100, bench/results/2026-11-27-h100-plain-copy.txt). */
+template <class T> struct rect_cols { const T *a, *b; };
+template <bool WR, class T>
+TMG_HD rect_cols<T> rect_cols_of(const kparams<T> &p, int x0, int z, int lane) {
+  const T *fz = p.in + mul_wide(wrapc<WR>(p, 2, z), (int)p.sz);
+  rect_cols<T> w;
+  w.a = opaque(fz + wrapc<WR>(p, 0, x0 + lane));
+  w.b = WR ? opaque(fz + wrapc<WR>(p, 0, x0 + lane + 32)) : w.a + 32;
   return w;
 }
 
-/* copy_rect of component offset coff (c * X) under tess_region.wrap: row y0 + r at its image,
- * column x0 + lane (+ 32) at w.a (w.b). One 32-bit offset per row (image row, component: the
- * launcher keeps a plane of the tile under 2^31 elements), added to each column pointer; at
- * most NROW rows, so the loop unrolls whole. Double forms every row's image whether the row is
- * copied or not (the calls of the same r0 share them) and predicates the copies; single
- * branches per row: each 0.5-2% faster than the other in its precision (H100). The wrap per
- * row of copy_rect's loop this replaces made the kernel 5-6% slower than the plain form in
- * double and 15-17% in single; this form is 3-5% faster than the plain one in double and 0-2%
- * in single (bench/results/2026-11-27-h100-wrap-cost.txt). */
-template <int NCOL, int NW, int NROW, class T>
-TMG_HD void copy_rect_wrap(const kparams<T> &p, T *sm, int dst, const wrap_cols<T> &w, int coff,
-                           int y0, int rows_ok, int cols_ok, int rot, int warp, int lane) {
+/* Rows [0, rows_ok) of an NCOL-wide rectangle of one plane of component offset coff (c * X),
+ * from the columns w and row y0, into shared memory at sm + dst (pitch NCOL); columns >=
+ * cols_ok lie past the region's reach and are not read. Row r goes to warp (r + rot) % NW, lane
+ * = column. A row's source is one 32-bit offset (row, at its image in the WR form, times sy,
+ * plus coff) added to each column pointer: one IMAD.WIDE per address. At most NROW rows, so the
+ * loop unrolls whole. Double forms every row's offset whether the row is copied or not (the
+ * calls of the same r0 share them) and predicates the copies (0.5-1% faster than branching);
+ * single branches per row (1-3% faster than predicating in the WR form, the same within 1% in
+ * the plain one; H100). Before, nvcc rebuilt each row's 64-bit address from the kernel
+ * parameters: the plain form (a strength-reduced row pointer) was 7-8% slower in double and 7-9%
+ * in single than this; the WR form (a wrap and 64-bit multiply-adds per row) 5-6% and 15-17%
+ * slower than that plain form (bench/results/2026-11-27-h100-plain-copy.txt,
+ * 2026-11-27-h100-wrap-cost.txt). */
+template <int NCOL, int NW, int NROW, bool WR, class T>
+TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const rect_cols<T> &w, int coff, int y0,
+                      int rows_ok, int cols_ok, int rot, int warp, int lane) {
   static_assert(NCOL <= 64, "two column groups at most");
   constexpr bool EAGER = sizeof(T) == sizeof(double);
   const unsigned base = smem_addr(sm, dst + lane);
@@ -466,7 +471,7 @@ TMG_HD void copy_rect_wrap(const kparams<T> &p, T *sm, int dst, const wrap_cols<
     const int r = r0 + k * NW;
     const bool ok = r < rows_ok;
     if (!EAGER && !ok) continue;
-    const int off = tess_wrap(y0 + r, p.wg[1], p.dim[1]) * sy + coff;
+    const int off = wrapc<WR>(p, 1, y0 + r) * sy + coff;
     const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
     T *dh = sm + dst + r * NCOL + lane;
     if ((!EAGER || ok) && c0) cp_async(d, dh, w.a + off);
@@ -481,19 +486,11 @@ TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, i
   const int slot = G::RING0 + (z & 7) * G::RS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
   const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
-  if constexpr (WR) {
-    const wrap_cols<T> w = wrap_cols_of(p, it.X0 - 3, z, lane);
+  const rect_cols<T> w = rect_cols_of<WR>(p, it.X0 - 3, z, lane);
 #pragma unroll
-    for (int i = 0; i < 6; i++)
-      copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot + i * G::FULL, w, comps[i] * (int)p.X,
-                                        it.Y0 - 3, rh, cw, i * G::H, warp, lane);
-  } else {
-    const T *fu = p.in + z * p.sz;
-#pragma unroll
-    for (int i = 0; i < 6; i++)
-      copy_rect<G::W, G::NW>(p, sm, slot + i * G::FULL, fu + comps[i] * p.X, it.X0 - 3, it.Y0 - 3,
-                             rh, cw, i * G::H, warp, lane);
-  }
+  for (int i = 0; i < 6; i++)
+    copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot + i * G::FULL, w, comps[i] * (int)p.X, it.Y0 - 3,
+                                     rh, cw, i * G::H, warp, lane);
 }
 
 /* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
@@ -503,17 +500,10 @@ TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z,
   typedef tile_geom<TX, TY, T> G;
   const int slot = G::CEN0 + (z & 1) * G::CS;
   const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  if constexpr (WR) {
-    const wrap_cols<T> w = wrap_cols_of(p, it.X0 - 3, z, lane);
-    copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot, w, 0, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
-    copy_rect_wrap<G::W, G::NW, G::H>(p, sm, slot + G::FULL, w, 4 * (int)p.X, it.Y0 - 3, rh, cw,
-                                      7 * G::H, warp, lane);
-  } else {
-    const T *fu = p.in + z * p.sz;
-    copy_rect<G::W, G::NW>(p, sm, slot, fu, it.X0 - 3, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
-    copy_rect<G::W, G::NW>(p, sm, slot + G::FULL, fu + 4 * p.X, it.X0 - 3, it.Y0 - 3, rh, cw,
-                           7 * G::H, warp, lane);
-  }
+  const rect_cols<T> w = rect_cols_of<WR>(p, it.X0 - 3, z, lane);
+  copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot, w, 0, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
+  copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot + G::FULL, w, 4 * (int)p.X, it.Y0 - 3, rh, cw,
+                                   7 * G::H, warp, lane);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -583,7 +573,8 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   const long long cell = x + y * p.sy + zc * p.sz;
   T nl = T(0), ns = T(0), old[8];
   if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
-    const long long next = WR ? x + y * p.sy + wrapc<WR>(p, 2, zc + 4) * p.sz : cell + 4 * p.sz;
+    const long long next =
+        WR ? x + y * p.sy + mul_wide(wrapc<WR>(p, 2, zc + 4), (int)p.sz) : cell + 4 * p.sz;
     nl = ldg(p.in + next);
     ns = ldg(p.in + next + 4 * p.X);
   }
@@ -787,8 +778,8 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
   const cudaStream_t s = (cudaStream_t)stream;
   if (kind == KIND_AUTO) kind = auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = KIND_GENERIC;
-  /* The tiled kernels' wrapping form forms a row's offset in a plane in 32 bits. */
-  if ((p.wg[0] | p.wg[1] | p.wg[2]) && p.sy * p.dim[1] > INT_MAX) kind = KIND_GENERIC;
+  /* The tiled kernels form a row's offset in a plane in 32 bits (rect_cols_of, copy_rect). */
+  if (p.sy * p.dim[1] > INT_MAX) kind = KIND_GENERIC;
 #ifdef TESS_MHD_CUDA_ALL_VARIANTS
   if (kind == KIND_TILED16) {
     launch_tiled<16, 16, T>(p, s);
