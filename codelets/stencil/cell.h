@@ -73,11 +73,19 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
   tess_cell d = *c;
   for (int f = 0; f < TESS_MAX_IO; f++)
     if (f < c->p->nin) d.in[f] += s * c->p->st[a];
-#ifdef __CUDACC__ /* the coordinates of wrapped reads follow (inactive axes: never wrapped) */
-  if (c->p->active[a]) (a == 0 ? d.cx : a == 1 ? d.cy : d.cz) += s;
+#ifdef __CUDACC__ /* the coordinates of wrapped reads follow (tess_mem wraps active axes only) */
+  d.cx += a == 0 ? s : 0, d.cy += a == 1 ? s : 0, d.cz += a == 2 ? s : 0;
 #endif
   return d;
 }
+
+#ifndef TESS_MID_UNROLL
+#ifdef __CUDACC__
+#define TESS_MID_UNROLL _Pragma("unroll")
+#else
+#define TESS_MID_UNROLL
+#endif
+#endif
 
 /* Two-level kernels (TESS_STENCIL2): m[0] = inner at the cell, m[1 + 2a] / m[2 + 2a] = inner at
  * +e_a / -e_a for the active axes a (left unset on inactive ones). The CUDA z-march reads the
@@ -85,6 +93,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
 #define TESS_MID_AT(c, inner, m)                                                                   \
   do {                                                                                             \
     (m)[0] = inner(c);                                                                             \
+    TESS_MID_UNROLL /* m stays in registers (its index a constant) */                              \
     for (int a_ = 0; a_ < 3; a_++)                                                                 \
       if (TESS_ACTIVE(c, a_)) {                                                                    \
         const tess_cell cp_ = TESS_FN(tess_cell_shift)(c, a_, 1);                                  \
