@@ -166,29 +166,39 @@ static double copy_bw(size_t bytes) {
 }
 
 #define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
-  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D> }
+  {                                                                                                \
+    #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                       \
+        tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D, false>                                 \
+  }
 #define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
-  { #BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D> }
+  {                                                                                                \
+    #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                       \
+        tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D, false>                                      \
+  }
 #define ZP(op, R, BXT, BY, ZC, MB, D)                                                              \
   {                                                                                                \
     "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
-        tess_stencil_launch_zp<op, R, BXT, BY, ZC, MB, D>                                          \
+        tess_stencil_launch_zp<op, R, BXT, BY, ZC, MB, D, false>                                   \
   }
 #define ZP2(op, BXT, BY, ZC, MB, D)                                                                \
-  { "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D> }
+  {                                                                                                \
+    "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
+        tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D, false>                                     \
+  }
 
 #ifndef BENCH_HEAT
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
   const dim3 zb(ZX, ZY, 1);
   const dim3 zg((unsigned)((p->n[0] + ZX - 1) / ZX), (unsigned)((p->n[1] + ZY - 1) / ZY),
                 (unsigned)((p->n[2] + ZCHUNK - 1) / ZCHUNK));
-  tess_stencil_zmarch<Op><<<zg, zb, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_zmarch<Op, false><<<zg, zb, 0, (cudaStream_t)stream>>>(*p);
 }
 #endif
 
 #define HEAT_VARIANTS(op, R)                                                                       \
   {                                                                                                \
-    {"cells", tess_stencil_launch_cells<op>}, {"layer", tess_stencil_launch_one<op, R>},           \
+    {"cells", tess_stencil_launch_cells<op, false>},                                               \
+        {"layer", tess_stencil_launch_one<op, R, false>},                                          \
         ZQ(op, R, 64, 4, 64, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 128, 4, 64, 2, 0),       \
         ZQ(op, R, 256, 2, 64, 2, 0), ZP(op, R, 32, 8, 64, 1, 0), ZP(op, R, 32, 8, 64, 2, 0),       \
         ZP(op, R, 32, 8, 64, 3, 0), ZP(op, R, 32, 4, 64, 4, 0), ZP(op, R, 64, 4, 64, 2, 0),        \
@@ -196,8 +206,8 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
   }
 #define CH_VARIANTS(op)                                                                            \
   {                                                                                                \
-    {"cells", tess_stencil_launch_cells<op>}, {"zmarch-old", old_zmarch<op>},                      \
-        {"layer", tess_stencil_launch_two<op, 2>}, ZQ2(op, 64, 4, 64, 4, 2),                       \
+    {"cells", tess_stencil_launch_cells<op, false>}, {"zmarch-old", old_zmarch<op>},               \
+        {"layer", tess_stencil_launch_two<op, 2, false>}, ZQ2(op, 64, 4, 64, 4, 2),                \
         ZQ2(op, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 2), ZP2(op, 32, 8, 64, 2, 3),              \
         ZP2(op, 32, 8, 64, 2, 4), ZP2(op, 32, 8, 64, 2, 5), ZP2(op, 32, 8, 64, 2, 8),              \
         ZP2(op, 32, 8, 64, 1, 8), ZP2(op, 16, 16, 64, 2, 2), ZP2(op, 32, 4, 64, 4, 5)              \
@@ -233,9 +243,9 @@ int main(int argc, char **argv) {
 #else
   const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
   const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
-  const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64>},
+  const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64, false>},
                          ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2),
-                         {"layer", tess_stencil_launch_one<tess_op_ch_mu_f64, 1>}};
+                         {"layer", tess_stencil_launch_one<tess_op_ch_mu_f64, 1, false>}};
   const int nv = sizeof cd / sizeof cd[0];
   if (!filter) {
     for (const box &b : {rag, rae, rao}) {

@@ -14,11 +14,25 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
   c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
   c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0, c.xr = c.yr = NULL, c.ys = 0;
   c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
+  c.wr = 0, c.cx = (int)x, c.cy = (int)y, c.cz = (int)z;
 #endif
   return c;
 }
 
 #ifdef __CUDACC__
+/* A device-memory read at offset (dx, dy, dz) from the cell; with c->wr at the periodic image
+ * of that point (tess_region.wrap: a lone tile's ghost layers are not current). The pointers
+ * stay at the cell unwrapped, so the offset to the image is taken relative to the cell. */
+TESS_HD real TESS_FN(tess_mem)(const tess_cell *c, int f, int comp, int dx, int dy, int dz) {
+  if (c->wr) {
+    const tess_stencil_plan *p = c->p;
+    if (p->active[0]) dx = tess_wrap(c->cx + dx, p->ghost[0], p->dim[0]) - c->cx;
+    if (p->active[1]) dy = tess_wrap(c->cy + dy, p->ghost[1], p->dim[1]) - c->cy;
+    if (p->active[2]) dz = tess_wrap(c->cz + dz, p->ghost[2], p->dim[2]) - c->cz;
+  }
+  return TESS_IN_MEM(c, f, comp, dx, dy, dz);
+}
+
 /* TESS_AX on the GPU: a staged input's offsets along z (and the cell itself) come from the
  * registers q or the planes pl, its offsets along x and y from registers xr, yr (a thread of
  * two cells loads them as pairs) or the cell's plane; the rest from device memory. The same values
@@ -34,6 +48,7 @@ TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k)
                              : c->plp)[i * c->fs];
     return c->pl[i * c->fs + (a == 0 ? k : k * c->wp)];
   }
+  if (c->wr) return TESS_FN(tess_mem)(c, f, comp, a == 0 ? k : 0, a == 1 ? k : 0, a == 2 ? k : 0);
   return TESS_AX_MEM(c, f, comp, a, k);
 }
 
@@ -41,7 +56,7 @@ TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k)
 TESS_HD real TESS_FN(tess_in)(const tess_cell *c, int f, int comp, int dx, int dy, int dz) {
   if (f < c->nw && dx == 0 && dy == 0) return TESS_FN(tess_ax)(c, f, comp, 2, dz);
   if (f < c->nw && dz == 0) return c->pl[(f * c->nc + comp) * c->fs + dx + dy * c->wp];
-  return TESS_IN_MEM(c, f, comp, dx, dy, dz);
+  return TESS_FN(tess_mem)(c, f, comp, dx, dy, dz);
 }
 #endif
 
@@ -58,8 +73,19 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
   tess_cell d = *c;
   for (int f = 0; f < TESS_MAX_IO; f++)
     if (f < c->p->nin) d.in[f] += s * c->p->st[a];
+#ifdef __CUDACC__ /* the coordinates of wrapped reads follow (tess_mem wraps active axes only) */
+  d.cx += a == 0 ? s : 0, d.cy += a == 1 ? s : 0, d.cz += a == 2 ? s : 0;
+#endif
   return d;
 }
+
+#ifndef TESS_MID_UNROLL
+#ifdef __CUDACC__
+#define TESS_MID_UNROLL _Pragma("unroll")
+#else
+#define TESS_MID_UNROLL
+#endif
+#endif
 
 /* Two-level kernels (TESS_STENCIL2): m[0] = inner at the cell, m[1 + 2a] / m[2 + 2a] = inner at
  * +e_a / -e_a for the active axes a (left unset on inactive ones). The CUDA z-march reads the
@@ -67,6 +93,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
 #define TESS_MID_AT(c, inner, m)                                                                   \
   do {                                                                                             \
     (m)[0] = inner(c);                                                                             \
+    TESS_MID_UNROLL /* m stays in registers (its index a constant) */                              \
     for (int a_ = 0; a_ < 3; a_++)                                                                 \
       if (TESS_ACTIVE(c, a_)) {                                                                    \
         const tess_cell cp_ = TESS_FN(tess_cell_shift)(c, a_, 1);                                  \

@@ -53,6 +53,7 @@
       .radius = radius_,                                                                           \
       .cpu_f32 = tess_##nm##_cpu_f32,                                                              \
       .cuda_f32 = TESS_CUDA_FN(tess_##nm##_cuda_f32),                                              \
+      .wraps = TESS_WRAP_CUDA, /* every CUDA launch reads at the images (cuda.cuh, WR) */       \
   };
 
 /* One cell function per cell: out = f(inputs around the cell). The rows run on a local copy of

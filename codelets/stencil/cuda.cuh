@@ -28,6 +28,13 @@
  *   zmarch   other TESS_STENCIL2 in 3D: a block owns a 32 x 8 column and walks up to 32 planes;
  *            inner computed once per cell of each plane plus a one-cell ring into shared
  *            memory, three planes rotating, outer reading its seven values there.
+ * A lone periodic tile (tess_region.wrap, plan.wrap): every path has a form with WR = true that
+ * reads points beyond the owned box at their periodic image, so no halo is copied before the
+ * stage (the records say TESS_WRAP_CUDA, cpu.h). The staged z-marches fold the x / y wrap into
+ * the copy pointers they form once per thread and wrap z when those pointers pass the top of the
+ * owned box (tess_zwrap: one predicated step per plane); pairs whose images are not one aligned
+ * pair (the x seam) are copied as two elements. The per-cell paths and any device-memory read of
+ * a staged path wrap each offset (cell.h's tess_mem). WR = false is the code it was before.
  * Every path computes the same cell function on the same values: the bits do not depend on
  * the path (bench/stencil_kernel_bench.cu checks each against cells, gpu-verify against the
  * CPU). The block shapes are the fastest measured on an H100 (tess_zq_shape below).
@@ -41,13 +48,14 @@
 
 namespace {
 
-template <typename Op>
+template <typename Op, bool WR>
 __global__ void tess_stencil_cells(const __grid_constant__ tess_stencil_plan p) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= p.n[0]) return;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < p.n[1]; y += gridDim.y * blockDim.y)
     for (int z = blockIdx.z; z < p.n[2]; z += gridDim.z) {
-      const typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
+      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
+      c.wr = WR;
       Op::cell(&c);
     }
 }
@@ -55,7 +63,7 @@ __global__ void tess_stencil_cells(const __grid_constant__ tess_stencil_plan p) 
 constexpr int ZX = 32, ZY = 8, ZCHUNK = 32; /* block columns; planes per block along z */
 
 /* inner on plane zz (region coordinates) over the block's columns plus a one-cell ring. */
-template <typename Op>
+template <typename Op, bool WR>
 __device__ __forceinline__ void tess_stencil_plane(const tess_stencil_plan &p,
                                                    typename Op::T (*mid)[ZX + 2], int x0, int y0,
                                                    int zz) {
@@ -63,12 +71,13 @@ __device__ __forceinline__ void tess_stencil_plane(const tess_stencil_plan &p,
     const int lx = i % (ZX + 2), ly = i / (ZX + 2);
     const int x = x0 + lx - 1, y = y0 + ly - 1; /* -1 .. n: the ring reaches one ghost cell */
     if (x > p.n[0] || y > p.n[1]) continue;     /* past a partial block: never read */
-    const typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + zz);
+    typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + zz);
+    c.wr = WR;
     mid[ly][lx] = Op::inner(&c);
   }
 }
 
-template <typename Op>
+template <typename Op, bool WR>
 __global__ void __launch_bounds__(ZX *ZY)
     tess_stencil_zmarch(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
@@ -76,17 +85,18 @@ __global__ void __launch_bounds__(ZX *ZY)
   const int x0 = blockIdx.x * ZX, y0 = blockIdx.y * ZY, tx = threadIdx.x, ty = threadIdx.y;
   const int z0 = blockIdx.z * ZCHUNK, z1 = min(z0 + ZCHUNK, p.n[2]);
   int prev = 0, cur = 1, next = 2;
-  tess_stencil_plane<Op>(p, mid[prev], x0, y0, z0 - 1);
-  tess_stencil_plane<Op>(p, mid[cur], x0, y0, z0);
+  tess_stencil_plane<Op, WR>(p, mid[prev], x0, y0, z0 - 1);
+  tess_stencil_plane<Op, WR>(p, mid[cur], x0, y0, z0);
   for (int z = z0; z < z1; z++) {
-    tess_stencil_plane<Op>(p, mid[next], x0, y0, z + 1);
+    tess_stencil_plane<Op, WR>(p, mid[next], x0, y0, z + 1);
     __syncthreads();
     const int x = x0 + tx, y = y0 + ty;
     if (x < p.n[0] && y < p.n[1]) {
       const T m[7] = {mid[cur][ty + 1][tx + 1], mid[cur][ty + 1][tx + 2], mid[cur][ty + 1][tx],
                       mid[cur][ty + 2][tx + 1], mid[cur][ty][tx + 1],     mid[next][ty + 1][tx + 1],
                       mid[prev][ty + 1][tx + 1]};
-      const typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
+      typename Op::C c = Op::at(&p, p.lo[0] + x, p.lo[1] + y, p.lo[2] + z);
+      c.wr = WR;
       Op::outer(&c, m);
     }
     __syncthreads(); /* everyone is done with mid[prev] before it becomes the next plane */
@@ -124,6 +134,36 @@ template <int BX, int BY, int r> struct tess_ring {
   static constexpr int SLOTS = (N + BX * BY - 1) / (BX * BY); /* ring cells per thread */
 };
 
+/* Periodic wrap of region coordinate c along axis a (WR: tess_region.wrap), else c itself. */
+template <bool WR>
+__device__ __forceinline__ int tess_wrap_rc(const tess_stencil_plan &p, int a, int c) {
+  if constexpr (WR)
+    return tess_wrap(p.lo[a] + c, p.ghost[a], p.dim[a]) - p.lo[a];
+  else
+    return c;
+}
+
+/* The z-march's plane counter under wrap: pointers formed at the image of plane z (wrapped
+ * once, tess_wrap_rc) move up one plane a step and back by the owned extent when they pass the
+ * top of the owned box; kz is the padded z of the plane they point at. */
+template <bool WR> struct tess_zwrap {
+  int kz;
+  __device__ __forceinline__ tess_zwrap(const tess_stencil_plan &p, int z) {
+    kz = p.lo[2] + tess_wrap_rc<WR>(p, 2, z);
+  }
+  /* the pointers' step for this plane: sz, or sz minus the owned extent's planes */
+  __device__ __forceinline__ long long step(const tess_stencil_plan &p, long long sz) {
+    if constexpr (WR) {
+      const int top = p.dim[2] - p.ghost[2];
+      if (++kz == top) {
+        kz = p.ghost[2];
+        return sz - (long long)(top - p.ghost[2]) * sz;
+      }
+    }
+    return sz;
+  }
+};
+
 /* Device-memory element of region cell (x, y, z) of input f, component comp. */
 template <typename T>
 __device__ __forceinline__ const T *tess_elem(const tess_stencil_plan &p, int f, int comp, int x,
@@ -145,16 +185,20 @@ template <int N> __device__ __forceinline__ void tess_cp_wait() {
 
 /* Where a block's thread copies plane data from: its own column and its ring cells (up to
  * SLOTS) of a ring-r window; col, rok false where the cell lies past the region's reach. */
-template <typename T, int BX, int BY, int r> struct tess_stage {
+template <typename T, int BX, int BY, int r, bool WR = false> struct tess_stage {
   typedef tess_ring<BX, BY, r> G;
   const T *own, *ring[G::SLOTS];
   int ro[G::SLOTS], oo; /* offsets in a window plane */
   bool col, rok[G::SLOTS];
+  tess_zwrap<WR> zw;
   __device__ __forceinline__ tess_stage(const tess_stencil_plan &p, int x0, int y0, int tx, int ty,
-                                        int z0) {
+                                        int z0)
+      : zw(p, z0) {
     const int tid = ty * BX + tx, x = x0 + tx, y = y0 + ty;
+    const int zi = tess_wrap_rc<WR>(p, 2, z0); /* WR: x, y, z at their images */
     col = x < p.n[0] + r && y < p.n[1] + r;
-    own = tess_elem<T>(p, 0, 0, col ? x : 0, col ? y : 0, z0);
+    own = tess_elem<T>(p, 0, 0, col ? tess_wrap_rc<WR>(p, 0, x) : 0,
+                       col ? tess_wrap_rc<WR>(p, 1, y) : 0, zi);
     oo = (ty + r) * G::W + tx + r;
     for (int s = 0; s < G::SLOTS; s++) {
       const int h = tid + s * BX * BY;
@@ -163,21 +207,24 @@ template <typename T, int BX, int BY, int r> struct tess_stage {
       const int gx = x0 + lx - r, gy = y0 + ly - r;
       rok[s] = h < G::N && gx < p.n[0] + r && gy < p.n[1] + r;
       ro[s] = ly * G::W + lx;
-      ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? gx : 0, rok[s] ? gy : 0, z0);
+      ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? tess_wrap_rc<WR>(p, 0, gx) : 0,
+                             rok[s] ? tess_wrap_rc<WR>(p, 1, gy) : 0, zi);
     }
   }
   /* copies the next plane (components 0..NC-1, each a window plane apart) into w, if go */
   template <int NC>
-  __device__ __forceinline__ void copy(T *w, bool go, long long sz, long long sc) {
+  __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz,
+                                       long long sc) {
     if (go)
       for (int i = 0; i < NC; i++) {
         if (col) tess_cp(w + i * G::W * G::H + oo, own + i * sc);
         for (int s = 0; s < G::SLOTS; s++)
           if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + i * sc);
       }
-    own += sz;
+    const long long d = zw.step(p, sz);
+    own += d;
     for (int s = 0; s < G::SLOTS; s++)
-      ring[s] += sz;
+      ring[s] += d;
   }
 };
 
@@ -193,7 +240,7 @@ __host__ __device__ constexpr int tess_depth(int R, int D) { return D ? D : R >=
  * value to its register queue (a ring of 2R + 1) and computes the cell R planes below, reading
  * z offsets from the queue and x, y offsets from that plane's slot. One barrier per plane; the
  * loop is unrolled by U planes so that no slot or queue index is computed at run time. */
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D0>
+template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
@@ -208,11 +255,11 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const int x = x0 + tx, y = y0 + ty;
   const bool mine = x < p.n[0] && y < p.n[1];
   const long long sz = p.pos[2];
-  tess_stage<T, BX, BY, R> st(p, x0, y0, tx, ty, z0 - R); /* plane z0 - R first */
+  tess_stage<T, BX, BY, R, WR> st(p, x0, y0, tx, ty, z0 - R); /* plane z0 - R first */
   const int nj = z1 - z0 + 2 * R;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.template copy<NC>(win[d], d < nj, sz, p.sc);
+    st.template copy<NC>(p, win[d], d < nj, sz, p.sc);
     tess_cp_commit();
   }
   T q[NC][Q];
@@ -232,7 +279,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (j < nj) {
         tess_cp_wait<D - 1>();
         __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
-        st.template copy<NC>(win[(u + D) % S], j + D < nj, sz, p.sc);
+        st.template copy<NC>(p, win[(u + D) % S], j + D < nj, sz, p.sc);
         tess_cp_commit();
 #pragma unroll
         for (int i = 0; i < NC; i++)
@@ -242,6 +289,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
           c.in[0] = in, c.out[0] = out;
           c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = &q[0][0];
           c.pl = &win[(u + S - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
+          c.wr = WR, c.cz = c0.cz + j - 2 * R;
           Op::cell(&c);
         }
         if (j >= 2 * R) out += sz, in += sz;
@@ -256,7 +304,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
  * along the own column), inner at the ring of one cell around the block on plane j - 2 (from
  * the slots of planes j - 3 .. j - 1), then outer there. Two barriers per plane; unrolled by U
  * planes as above. */
-template <typename Op, int BX, int BY, int ZC, int MINB, int D0>
+template <typename Op, int BX, int BY, int ZC, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zq2(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
@@ -275,7 +323,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const bool mine = x < p.n[0] && y < p.n[1];   /* outer here */
   const bool midc = x <= p.n[0] && y <= p.n[1]; /* inner here is read */
   const long long sz = p.pos[2];
-  tess_stage<T, BX, BY, 2> st(p, x0, y0, tx, ty, z0 - 2); /* plane z0 - 2 first */
+  tess_stage<T, BX, BY, 2, WR> st(p, x0, y0, tx, ty, z0 - 2); /* plane z0 - 2 first */
   int mlx = 0, mly = 0;
   if (tid < M::N) tess_ring_pos<BX, BY, 1>(tid, mlx, mly);
   const bool mring = tid < M::N && x0 + mlx - 1 <= p.n[0] && y0 + mly - 1 <= p.n[1];
@@ -283,7 +331,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const int nj = z1 - z0 + 4;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.template copy<1>(vw[d], d < nj, sz, 0);
+    st.template copy<1>(p, vw[d], d < nj, sz, 0);
     tess_cp_commit();
   }
   T qv[3] = {0, 0, 0}, qm[3] = {0, 0, 0}; /* rings: plane j at j mod 3 */
@@ -304,7 +352,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (j >= nj) break;
       tess_cp_wait<D - 1>();
       __syncthreads();
-      st.template copy<1>(vw[(u + D) % S], j + D < nj, sz, 0);
+      st.template copy<1>(p, vw[(u + D) % S], j + D < nj, sz, 0);
       tess_cp_commit();
       qv[u % 3] = vw[u % S][st.oo];
       w += up, wr += up, v += sz, vr += sz, out += sz; /* at plane z0 + j - 4 */
@@ -314,6 +362,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
         c.in[0] = v + sz, c.in[1] = w + up, c.out[0] = out + sz;
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv;
         c.pl = &vw[(u + S - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
+        c.wr = WR, c.cz = c0.cz + j - 3;
         qm[(u + 2) % 3] = Op::inner(&c);
       }
       if (j < 4) continue;
@@ -324,6 +373,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
         c.plm = &vw[(u + S - 3) % S][mo], c.pl = &vw[(u + S - 2) % S][mo];
         c.plp = &vw[(u + S - 1) % S][mo], c.wp = G::W, c.fs = 0;
+        c.wr = WR, c.cz = r0.cz + j - 4;
         mw[mly][mlx] = Op::inner(&c);
       }
       __syncthreads();
@@ -332,6 +382,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
         c.in[0] = v, c.in[1] = w, c.out[0] = out;
         c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv; /* the cell only */
         c.pl = &vw[(u + S - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
+        c.wr = WR, c.cz = c0.cz + j - 4;
         const T m[7] = {qm[(u + 1) % 3], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
                         mw[ty][tx + 1],  qm[(u + 2) % 3],    qm[u % 3]};
         Op::outer(&c, m);
@@ -363,16 +414,28 @@ template <typename T> __device__ __forceinline__ void tess_cp_pair(T *smem, cons
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(g), "r"(n));
 }
 
+/* Asynchronous copy of one element: n of its sizeof(T) bytes from g (n = 0: zero-filled). */
+template <typename T> __device__ __forceinline__ void tess_cp_elem(T *smem, const T *g, int n) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(g), "n"(sizeof(T)),
+               "r"(n));
+}
+
 /* A block's plane window of pairs: rows y0 - r .. y0 + BY + r - 1, WS columns starting at the
  * pair-aligned region x xs (the ring r, plus one column when r is odd so that the own pairs stay
  * aligned). Each of NT threads copies up to SL pairs a plane. */
-template <typename T, int BX, int BY, int r, int NT> struct tess_pairs {
+template <typename T, int BX, int BY, int r, int NT, bool WR = false> struct tess_pairs {
   static constexpr int P = r & 1, WS = BX + 2 * r + 2 * P, H = BY + 2 * r, NP = WS / 2 * H;
   static constexpr int SL = (NP + NT - 1) / NT;
   const T *src[SL];
   int dst[SL], nb[SL]; /* nb: bytes to read (0: none) */
-  __device__ __forceinline__ tess_pairs(const tess_stencil_plan &p, int xs, int y0, int z,
-                                        int tid) {
+  /* WR: a pair whose images are not one aligned pair (it straddles the x seam, or the owned
+   * extent is odd) is copied as two elements, the second from src + d1 (d1 = 0: a pair) */
+  int d1[SL];
+  tess_zwrap<WR> zw;
+  __device__ __forceinline__ tess_pairs(const tess_stencil_plan &p, int xs, int y0, int z, int tid)
+      : zw(p, z) {
+    const int zi = tess_wrap_rc<WR>(p, 2, z);
     for (int s = 0; s < SL; s++) {
       const int i = tid + s * NT, row = i / (WS / 2), pc = i - row * (WS / 2);
       const int gx = xs + 2 * pc, gy = y0 - r + row;
@@ -381,15 +444,29 @@ template <typename T, int BX, int BY, int r, int NT> struct tess_pairs {
       const bool ok = i < NP && gy < p.n[1] + r && gx + 1 >= -r && gx < p.n[0] + r;
       nb[s] = !ok ? 0 : gx + 1 < p.n[0] + r ? 2 * (int)sizeof(T) : (int)sizeof(T);
       dst[s] = row * WS + 2 * pc;
-      src[s] = tess_elem<T>(p, 0, 0, ok ? gx : 0, ok ? gy : 0, z);
+      const int wx = ok ? tess_wrap_rc<WR>(p, 0, gx) : 0;
+      src[s] = tess_elem<T>(p, 0, 0, wx, ok ? tess_wrap_rc<WR>(p, 1, gy) : 0, zi);
+      d1[s] = 0;
+      if constexpr (WR) {
+        const int wx1 = nb[s] > (int)sizeof(T) ? tess_wrap_rc<WR>(p, 0, gx + 1) : wx + 1;
+        if (ok && (wx1 != wx + 1 || ((wx - gx) & 1))) d1[s] = wx1 - wx;
+      }
     }
   }
-  __device__ __forceinline__ void copy(T *w, bool go, long long sz) {
+  __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz) {
     if (go)
       for (int s = 0; s < SL; s++)
-        if (nb[s]) tess_cp_pair(w + dst[s], src[s], nb[s]);
+        if (nb[s]) {
+          if (WR && d1[s]) { /* two elements; the second zero-filled past the reach */
+            tess_cp_elem(w + dst[s], src[s], (int)sizeof(T));
+            tess_cp_elem(w + dst[s] + 1, src[s] + d1[s], nb[s] - (int)sizeof(T));
+          } else {
+            tess_cp_pair(w + dst[s], src[s], nb[s]);
+          }
+        }
+    const long long d = zw.step(p, sz);
     for (int s = 0; s < SL; s++)
-      src[s] += sz;
+      src[s] += d;
   }
 };
 
@@ -418,12 +495,12 @@ __device__ __forceinline__ void tess_st_pair(T *o, const T *res, bool m0, bool m
 }
 
 /* The one-level z-march of tess_stencil_zq with two cells a thread (BXT threads along x). */
-template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D0>
+template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BXT *BY, MINB)
     tess_stencil_zp(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   constexpr int NT = BXT * BY, BX = 2 * BXT;
-  typedef tess_pairs<T, BX, BY, R, NT> G;
+  typedef tess_pairs<T, BX, BY, R, NT, WR> G;
   constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, PL = G::WS * G::H;
   constexpr int U = tess_lcm(S, Q), XL = R + 1 + G::P; /* XL: pairs in a thread's x row */
   extern __shared__ __align__(16) unsigned char tess_smem[];
@@ -440,7 +517,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
   const int nj = z1 - z0 + 2 * R;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.copy(win[d], d < nj, sz);
+    st.copy(p, win[d], d < nj, sz);
     tess_cp_commit();
   }
   T q[2][Q];
@@ -459,7 +536,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
       if (j < nj) {
         tess_cp_wait<D - 1>();
         __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
-        st.copy(win[(u + D) % S], j + D < nj, sz);
+        st.copy(p, win[(u + D) % S], j + D < nj, sz);
         tess_cp_commit();
         {
           T o[2];
@@ -483,6 +560,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
             c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[h];
             c.pl = pl + own + h, c.wp = G::WS, c.fs = PL;
             c.xr = &xv[R + G::P + h], c.yr = &yv[R][h], c.ys = 2;
+            c.wr = WR, c.cx = c0.cx + h, c.cz = c0.cz + j - 2 * R;
             Op::cell(&c);
           }
           tess_st_pair(out, res, m0, m1);
@@ -496,12 +574,12 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
 /* The two-level z-march of tess_stencil_zq2 with two cells a thread: inner at the own pair
  * from registers, on the block's one-cell ring (up to MS ring cells a thread) from the slots,
  * outer over mu pairs; one barrier a plane fewer per cell. */
-template <typename Op, int BXT, int BY, int ZC, int MINB, int D0>
+template <typename Op, int BXT, int BY, int ZC, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BXT *BY, MINB)
     tess_stencil_zp2(const __grid_constant__ tess_stencil_plan p) {
   typedef typename Op::T T;
   constexpr int NT = BXT * BY, BX = 2 * BXT;
-  typedef tess_pairs<T, BX, BY, 2, NT> G; /* input 0's planes (ring 2: no extra column) */
+  typedef tess_pairs<T, BX, BY, 2, NT, WR> G; /* input 0's planes (ring 2: no extra column) */
   typedef tess_ring<BX, BY, 1> M;         /* inner's ring cells */
   constexpr int D = D0 ? D0 : 2, S = 4 + D, PL = G::WS * G::H, MW = BX + 4,
                 MS = (M::N + NT - 1) / NT;
@@ -519,7 +597,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
   G st(p, x0 - 2, y0, z0 - 2, tid); /* plane z0 - 2 first */
   const int own = (ty + 2) * G::WS + 2 * tx + 2, xrow = (ty + 2) * G::WS + 2 * tx;
   /* ring cells of inner: window offsets, mw places, validity (-1 <= x <= n), pointers */
-  int mo[MS], mx[MS], my[MS];
+  int mo[MS], mx[MS], my[MS], mcx[MS], mcy[MS]; /* mcx, mcy: padded x, y (wrapped reads) */
   bool mring[MS];
   const T *vr[MS], *wr[MS];
   const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
@@ -534,11 +612,12 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
     const typename Op::C r0 =
         Op::at(&p, p.lo[0] + (mring[s] ? rx : 0), p.lo[1] + (mring[s] ? ry : 0), p.lo[2] + z0);
     vr[s] = r0.in[0] - 5 * sz, wr[s] = r0.in[1] - 5 * up;
+    mcx[s] = r0.cx, mcy[s] = r0.cy;
   }
   const int nj = z1 - z0 + 4;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.copy(vw[d], d < nj, sz);
+    st.copy(p, vw[d], d < nj, sz);
     tess_cp_commit();
   }
   T qv[2][3] = {{0, 0, 0}, {0, 0, 0}}, qm[2][3] = {{0, 0, 0}, {0, 0, 0}};
@@ -552,7 +631,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
       if (j >= nj) break;
       tess_cp_wait<D - 1>();
       __syncthreads();
-      st.copy(vw[(u + D) % S], j + D < nj, sz);
+      st.copy(p, vw[(u + D) % S], j + D < nj, sz);
       tess_cp_commit();
       {
         T o[2];
@@ -578,6 +657,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
           c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv[h];
           c.pl = pl + own + h, c.wp = G::WS, c.fs = 0;
           c.xr = &xv[2 + h], c.yr = &yv[1][h], c.ys = 2;
+          c.wr = WR, c.cx = c0.cx + h, c.cz = c0.cz + j - 3;
           qm[h][(u + 2) % 3] = Op::inner(&c);
         }
       }
@@ -596,6 +676,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
           c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
           c.plm = &vw[(u + S - 3) % S][mo[s]], c.pl = &vw[(u + S - 2) % S][mo[s]];
           c.plp = &vw[(u + S - 1) % S][mo[s]], c.wp = G::WS, c.fs = 0;
+          c.wr = WR, c.cx = mcx[s], c.cy = mcy[s], c.cz = c0.cz + j - 4;
           mw[my[s]][mx[s]] = Op::inner(&c);
         }
       __syncthreads();
@@ -612,6 +693,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
           c.in[0] = v + h, c.in[1] = w + (up ? h : 0), c.out[0] = &res[h];
           c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv[h]; /* the cell only */
           c.pl = vw[(u + S - 2) % S] + own + h, c.wp = G::WS, c.fs = 0;
+          c.wr = WR, c.cx = c0.cx + h, c.cz = c0.cz + j - 4;
           const T m[7] = {xm[2 + h], xm[3 + h],          xm[1 + h],   ym[2][h],
                           ym[0][h],  qm[h][(u + 2) % 3], qm[h][u % 3]};
           Op::outer(&c, m);
@@ -627,14 +709,15 @@ void tess_stencil_check_launch(void) {
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
-template <typename Op> void tess_stencil_launch_cells(const tess_stencil_plan *p, void *stream) {
+template <typename Op, bool WR>
+void tess_stencil_launch_cells(const tess_stencil_plan *p, void *stream) {
   const int n0 = p->n[0];
   const unsigned bx = tess_row_block_x(n0), by = 128u / bx;
   const unsigned gy = (unsigned)((p->n[1] + (int)by - 1) / (int)by);
   const dim3 block(bx, by, 1);
   const dim3 grid((unsigned)((n0 + (int)bx - 1) / (int)bx), gy < 65535u ? gy : 65535u,
                   (unsigned)(p->n[2] < 65535 ? p->n[2] : 65535));
-  tess_stencil_cells<Op><<<grid, block, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_cells<Op, WR><<<grid, block, 0, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
@@ -686,19 +769,19 @@ template <typename K> void tess_stencil_smem(K kernel, size_t bytes) {
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D>
+template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D, bool WR>
 void tess_stencil_launch_zq(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
                (unsigned)((p->n[2] + ZC - 1) / ZC));
   typedef tess_ring<BX, BY, R> G;
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::W * G::H;
-  tess_stencil_smem(tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D>, bytes);
-  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_smem(tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D, WR>, bytes);
+  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
-template <typename Op, int BX, int BY, int ZC, int MINB, int D>
+template <typename Op, int BX, int BY, int ZC, int MINB, int D, bool WR>
 void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   const dim3 b(BX, BY, 1);
   const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
@@ -706,8 +789,8 @@ void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
   typedef tess_ring<BX, BY, 2> G;
   typedef tess_ring<BX, BY, 1> M;
   const size_t bytes = sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::W * G::H + M::W * M::H);
-  tess_stencil_smem(tess_stencil_zq2<Op, BX, BY, ZC, MINB, D>, bytes);
-  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_smem(tess_stencil_zq2<Op, BX, BY, ZC, MINB, D, WR>, bytes);
+  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
@@ -719,7 +802,7 @@ template <typename T> static inline bool tess_stencil_paired(const tess_stencil_
          (size_t)p->out[0] % a == 0;
 }
 
-template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D>
+template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D, bool WR>
 void tess_stencil_launch_zp(const tess_stencil_plan *p, void *stream) {
   constexpr int BX = 2 * BXT;
   const dim3 b(BXT, BY, 1);
@@ -727,12 +810,12 @@ void tess_stencil_launch_zp(const tess_stencil_plan *p, void *stream) {
                (unsigned)((p->n[1] + BY - 1) / BY), (unsigned)((p->n[2] + ZC - 1) / ZC));
   typedef tess_pairs<typename Op::T, BX, BY, R, BXT * BY> G;
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
-  tess_stencil_smem(tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D>, bytes);
-  tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_smem(tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D, WR>, bytes);
+  tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
-template <typename Op, int BXT, int BY, int ZC, int MINB, int D>
+template <typename Op, int BXT, int BY, int ZC, int MINB, int D, bool WR>
 void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
   constexpr int BX = 2 * BXT;
   const dim3 b(BXT, BY, 1);
@@ -741,8 +824,8 @@ void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
   typedef tess_pairs<typename Op::T, BX, BY, 2, BXT * BY> G;
   const size_t bytes =
       sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::WS * G::H + (BY + 2) * (BX + 4));
-  tess_stencil_smem(tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D>, bytes);
-  tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+  tess_stencil_smem(tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D, WR>, bytes);
+  tess_stencil_zp2<Op, BXT, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
@@ -751,44 +834,44 @@ void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
  * cells a thread where the fields pair up (tess_stencil_paired), else one. In double the pairs
  * ran no faster alone (heat6 at 512^3 on three H100s: 0.990 / 0.970 / 0.968 ms against 1.012 /
  * 0.960 / 0.947 one cell a thread): fewer instructions, but half the warps. */
-template <typename Op, int R>
+template <typename Op, int R, bool WR>
 void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
   typedef typename Op::T T;
   if (!(p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))) {
-    tess_stencil_launch_cells<Op>(p, stream);
+    tess_stencil_launch_cells<Op, WR>(p, stream);
   } else if (R == 1) {
     typedef tess_zq1_shape<T> Z;
-    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
   } else if (sizeof(T) < 8 && tess_stencil_paired<T>(p)) {
     typedef tess_zp_shape<T> Z;
-    tess_stencil_launch_zp<Op, R, Z::BXT, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+    tess_stencil_launch_zp<Op, R, Z::BXT, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
   } else {
     typedef tess_zq_shape<T> Z;
-    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0>(p, stream);
+    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
   }
 }
 
-template <typename Op, int R>
+template <typename Op, int R, bool WR>
 void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   if (!(p->active[0] && p->active[1] && p->active[2])) {
-    tess_stencil_launch_cells<Op>(p, stream);
+    tess_stencil_launch_cells<Op, WR>(p, stream);
     return;
   }
   if constexpr (R == 2) /* the staged form's reach */
     if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1) &&
         tess_stencil_paired<typename Op::T>(p)) {
       typedef tess_zp2_shape<typename Op::T> Z;
-      tess_stencil_launch_zp2<Op, Z::BXT, Z::BY, Z::ZC, Z::MINB, Z::D>(p, stream);
+      tess_stencil_launch_zp2<Op, Z::BXT, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
       return;
     } else if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
       typedef tess_zq2_shape<typename Op::T> Z;
-      tess_stencil_launch_zq2<Op, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D>(p, stream);
+      tess_stencil_launch_zq2<Op, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
       return;
     }
   const dim3 zb(ZX, ZY, 1);
   const dim3 zg((unsigned)((p->n[0] + ZX - 1) / ZX), (unsigned)((p->n[1] + ZY - 1) / ZY),
                 (unsigned)((p->n[2] + ZCHUNK - 1) / ZCHUNK));
-  tess_stencil_zmarch<Op><<<zg, zb, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_zmarch<Op, WR><<<zg, zb, 0, (cudaStream_t)stream>>>(*p);
   tess_stencil_check_launch();
 }
 
@@ -811,7 +894,10 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   };                                                                                               \
   }                                                                                                \
   extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {              \
-    tess_stencil_launch_one<TESS_FN(tess_op_##nm), radius_>(p, stream);                            \
+    if (p->wrap) /* a lone periodic tile: every path reads at the periodic images */            \
+      tess_stencil_launch_one<TESS_FN(tess_op_##nm), radius_, true>(p, stream);                    \
+    else                                                                                           \
+      tess_stencil_launch_one<TESS_FN(tess_op_##nm), radius_, false>(p, stream);                   \
   }
 
 #define TESS_STENCIL2(nm, shape_, radius_, innerfn, outerfn, consts_, ...)                         \
@@ -828,7 +914,10 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   };                                                                                               \
   }                                                                                                \
   extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {              \
-    tess_stencil_launch_two<TESS_FN(tess_op_##nm), radius_>(p, stream);                            \
+    if (p->wrap)                                                                                   \
+      tess_stencil_launch_two<TESS_FN(tess_op_##nm), radius_, true>(p, stream);                    \
+    else                                                                                           \
+      tess_stencil_launch_two<TESS_FN(tess_op_##nm), radius_, false>(p, stream);                   \
   }
 
 #include "stencil/passes.h"

@@ -43,7 +43,10 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
     p->lo[a] = r->lo[a];
     p->n[a] = r->hi[a] - r->lo[a];
     p->active[a] = r->dim[a] > 1;
+    p->dim[a] = r->dim[a];
+    p->ghost[a] = r->ghost[a];
   }
+  p->wrap = r->wrap != 0;
   p->pos[0] = 1; /* [Z][Y][nc][X] */
   p->pos[1] = (long long)r->dim[0] * nc;
   p->pos[2] = p->pos[1] * r->dim[1];
