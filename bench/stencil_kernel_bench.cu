@@ -167,13 +167,13 @@ static double copy_bw(size_t bytes) {
 
 #define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
   {                                                                                                \
-    #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                       \
-        tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D, false>                                 \
+#BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D, \
+        false>                                                                                     \
   }
 #define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
   {                                                                                                \
-    #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                       \
-        tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D, false>                                      \
+#BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D,      \
+        false>                                                                                     \
   }
 #define ZP(op, R, BXT, BY, ZC, MB, D)                                                              \
   {                                                                                                \
@@ -198,11 +198,11 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 #define HEAT_VARIANTS(op, R)                                                                       \
   {                                                                                                \
     {"cells", tess_stencil_launch_cells<op, false>},                                               \
-        {"layer", tess_stencil_launch_one<op, R, false>},                                          \
-        ZQ(op, R, 64, 4, 64, 4, 0), ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 128, 4, 64, 2, 0),       \
-        ZQ(op, R, 256, 2, 64, 2, 0), ZP(op, R, 32, 8, 64, 1, 0), ZP(op, R, 32, 8, 64, 2, 0),       \
-        ZP(op, R, 32, 8, 64, 3, 0), ZP(op, R, 32, 4, 64, 4, 0), ZP(op, R, 64, 4, 64, 2, 0),        \
-        ZP(op, R, 64, 8, 64, 1, 0), ZP(op, R, 32, 16, 64, 1, 0)                                    \
+        {"layer", tess_stencil_launch_one<op, R, false>}, ZQ(op, R, 64, 4, 64, 4, 0),              \
+        ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 128, 4, 64, 2, 0), ZQ(op, R, 256, 2, 64, 2, 0),      \
+        ZP(op, R, 32, 8, 64, 1, 0), ZP(op, R, 32, 8, 64, 2, 0), ZP(op, R, 32, 8, 64, 3, 0),        \
+        ZP(op, R, 32, 4, 64, 4, 0), ZP(op, R, 64, 4, 64, 2, 0), ZP(op, R, 64, 8, 64, 1, 0),        \
+        ZP(op, R, 32, 16, 64, 1, 0)                                                                \
   }
 #define CH_VARIANTS(op)                                                                            \
   {                                                                                                \

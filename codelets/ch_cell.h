@@ -66,6 +66,9 @@ TESS_STENCIL(ch_mu, TESS_SHAPE_STAR, 1, TESS_FN(ch_mu_cell), tess_ch_consts, .ni
              .nin_max = 1, .nout = 1, .nc = 1)
 TESS_STENCIL(ch_update, TESS_SHAPE_STAR, 1, TESS_FN(ch_update_cell), tess_ch_consts, .nin_min = 2,
              .nin_max = 3, .nout = 1, .nc = 1)
-/* star_diag, not star: mu at the neighbour e_i reads v at e_i +- e_j (see cahn_hilliard.h). */
+/* star_diag, not star: mu at the neighbour e_i reads v at e_i +- e_j (see cahn_hilliard.h).
+ * Staged in 3D: a lone tile reads its periodic images (stencil/cpu.h); ch_mu and ch_update run
+ * cell by cell and copy. */
+#define TESS_STENCIL_WRAP_ch_fused ~, TESS_WRAP_CUDA
 TESS_STENCIL2(ch_fused, TESS_SHAPE_STAR_DIAG, 2, TESS_FN(ch_mu_at), TESS_FN(ch_fused_outer),
               tess_ch_consts, .nin_min = 1, .nin_max = 2, .nout = 1, .nc = 1)

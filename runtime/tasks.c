@@ -342,10 +342,14 @@ void tess_stage_periodic(tess_sim_t sim) {
   for (int a = 0; a < 3; a++)
     long_enough &= sim->ghost[a] == 0 || sim->dim[a] - 2 * sim->ghost[a] >= 2 * sim->ghost[a];
   const unsigned dev = t->cuda ? TESS_IMAGES_CUDA : TESS_IMAGES_CPU;
+  /* GPU kernels wrap in 3D only: their z-marches fold the wrap into what they form once per
+   * plane, while on a 2D tile they run cell by cell and wrap every read (Cahn-Hilliard fused
+   * 4096^2 on an H100: 0.71 ms a step against 0.40-0.48 with the halos copied). */
+  const int flat = sim->n[2] == 1;
   for (int i = 0; i < sim->nops; i++) {
     tess_op *op = sim->op[i];
     const int can = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown;
-    op->wrap = can && (op->stage.kernel->wraps & dev) != 0;
+    op->wrap = can && (op->stage.kernel->wraps & dev) != 0 && !(t->cuda && flat);
     op->images = can && !op->wrap && (op->stage.kernel->images & dev) != 0;
   }
 }

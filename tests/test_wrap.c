@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cahn_hilliard.h"
+#include "heat.h"
+#include "maxwell.h"
 #include "tessera.h"
 
 static int wrap_calls;
@@ -92,6 +95,16 @@ int main(int argc, char **argv) {
            same2 ? "bitwise equal" : "DIFFERS");
     ok = same1 && same2 && lone_calls > 0 && two_calls == 0;
   }
+  /* The stencil layer's records: the kernels staged in 3D read their images on the GPU, the
+   * per-cell ones leave the copies to the runtime (stencil/cpu.h's opt-in). */
+  const int staged = tess_heat2_kernel.wraps == TESS_WRAP_CUDA &&
+                     tess_heat6_kernel.wraps == TESS_WRAP_CUDA &&
+                     tess_ch_fused_kernel.wraps == TESS_WRAP_CUDA,
+            cells = tess_ch_mu_kernel.wraps == 0 && tess_ch_update_kernel.wraps == 0 &&
+                    tess_maxwell_rk3_kernel.wraps == 0;
+  printf("stencil records: staged kernels %s on the GPU, per-cell kernels %s\n",
+         staged ? "wrap" : "DO NOT wrap", cells ? "copy" : "DO NOT copy");
+  ok = ok && staged && cells;
   printf("%s\n", ok ? "passed" : "FAILED");
   tess_finalize();
   return ok ? 0 : 1;

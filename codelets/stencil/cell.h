@@ -89,7 +89,9 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
 
 /* Two-level kernels (TESS_STENCIL2): m[0] = inner at the cell, m[1 + 2a] / m[2 + 2a] = inner at
  * +e_a / -e_a for the active axes a (left unset on inactive ones). The CUDA z-march reads the
- * same values from shared memory instead of recomputing them. */
+ * same values from shared memory instead of recomputing them. (clang-format would fold the loop
+ * behind TESS_MID_UNROLL into one line.) */
+// clang-format off
 #define TESS_MID_AT(c, inner, m)                                                                   \
   do {                                                                                             \
     (m)[0] = inner(c);                                                                             \
@@ -102,3 +104,4 @@ TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
         (m)[2 + 2 * a_] = inner(&cm_);                                                             \
       }                                                                                            \
   } while (0)
+// clang-format on

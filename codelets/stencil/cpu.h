@@ -53,8 +53,18 @@
       .radius = radius_,                                                                           \
       .cpu_f32 = tess_##nm##_cpu_f32,                                                              \
       .cuda_f32 = TESS_CUDA_FN(tess_##nm##_cuda_f32),                                              \
-      .wraps = TESS_WRAP_CUDA, /* every CUDA launch reads at the images (cuda.cuh, WR) */       \
+      .wraps = TESS_STENCIL_WRAPS(nm),                                                             \
   };
+
+/* A lone tile's periodic halos (tess_kernel.wraps): every CUDA path of the layer can read them at
+ * their images (cuda.cuh, WR), but only the staged z-marches gain from it; the per-cell paths
+ * lost (one H100, lone tiles against halo copies: Maxwell 256^3 7.75 vs 4.70 ms, Cahn-Hilliard
+ * composed 512^3 2.73 vs 2.18; the staged CH fused 0.943 vs 1.025, heat 0.868 vs 0.935). So a
+ * kernel whose 3D launch is staged opts in with `#define TESS_STENCIL_WRAP_<name> ~,
+ * TESS_WRAP_CUDA` before its TESS_STENCIL line; any other wraps nowhere (the runtime copies). */
+#define TESS_STENCIL_WRAPS(nm)          TESS_STENCIL_SECOND(TESS_STENCIL_WRAP_##nm, 0u, ~)
+#define TESS_STENCIL_SECOND(...)        TESS_STENCIL_SECOND_(__VA_ARGS__)
+#define TESS_STENCIL_SECOND_(a, b, ...) b
 
 /* One cell function per cell: out = f(inputs around the cell). The rows run on a local copy of
  * the plan (outputs cannot alias it) whose active axes, strides and field count are constants

@@ -30,14 +30,15 @@
  *            memory, three planes rotating, outer reading its seven values there.
  * A lone periodic tile (tess_region.wrap, plan.wrap): every path has a form with WR = true that
  * reads points beyond the owned box at their periodic image, so no halo is copied before the
- * stage (the records say TESS_WRAP_CUDA, cpu.h). The staged z-marches fold the x / y wrap into
- * the copy pointers they form once per thread and wrap z when those pointers pass the top of the
- * owned box (tess_zwrap: one predicated step per plane); pairs whose images are not one aligned
- * pair (the x seam) are copied as two elements. The per-cell paths and any device-memory read of
- * a staged path wrap each offset (cell.h's tess_mem). WR = false is the code it was before.
- * Every path computes the same cell function on the same values: the bits do not depend on
- * the path (bench/stencil_kernel_bench.cu checks each against cells, gpu-verify against the
- * CPU). The block shapes are the fastest measured on an H100 (tess_zq_shape below).
+ * stage (records that opt in say TESS_WRAP_CUDA, cpu.h; the runtime asks on 3D grids only). The
+ * staged z-marches fold the x / y wrap into the copy pointers they form once per thread and wrap
+ * z when those pointers pass the top of the owned box (tess_zwrap: one predicated step per plane);
+ * pairs whose images are not one aligned pair (the x seam) are copied as two elements. The per-cell
+ * paths and any device-memory read of a staged path wrap each offset (cell.h's tess_mem). WR =
+ * false is the code it was before. Every path computes the same cell function on the same values:
+ * the bits do not depend on the path (bench/stencil_kernel_bench.cu checks each against cells,
+ * gpu-verify against the CPU). The block shapes are the fastest measured on an H100 (tess_zq_shape
+ * below).
  */
 #include "region.h"
 #include "stencil.h"
@@ -580,7 +581,7 @@ __global__ void __launch_bounds__(BXT *BY, MINB)
   typedef typename Op::T T;
   constexpr int NT = BXT * BY, BX = 2 * BXT;
   typedef tess_pairs<T, BX, BY, 2, NT, WR> G; /* input 0's planes (ring 2: no extra column) */
-  typedef tess_ring<BX, BY, 1> M;         /* inner's ring cells */
+  typedef tess_ring<BX, BY, 1> M;             /* inner's ring cells */
   constexpr int D = D0 ? D0 : 2, S = 4 + D, PL = G::WS * G::H, MW = BX + 4,
                 MS = (M::N + NT - 1) / NT;
   constexpr int U = tess_lcm(S, 3);
@@ -894,7 +895,7 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   };                                                                                               \
   }                                                                                                \
   extern "C" void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream) {              \
-    if (p->wrap) /* a lone periodic tile: every path reads at the periodic images */            \
+    if (p->wrap) /* a lone periodic tile: every path reads at the periodic images */               \
       tess_stencil_launch_one<TESS_FN(tess_op_##nm), radius_, true>(p, stream);                    \
     else                                                                                           \
       tess_stencil_launch_one<TESS_FN(tess_op_##nm), radius_, false>(p, stream);                   \

@@ -67,8 +67,8 @@ typedef struct {
   const void *in[TESS_MAX_IO];  /* double or float elements, by prec */
   void *out[TESS_MAX_IO];
   tess_precision prec;
-  int dim[3], ghost[3];         /* padded tile extent and ghost widths (periodic wrap) */
-  int wrap;                     /* tess_region.wrap: read beyond the owned box at its image */
+  int dim[3], ghost[3];        /* padded tile extent and ghost widths (periodic wrap) */
+  int wrap;                    /* tess_region.wrap: read beyond the owned box at its image */
   double k[TESS_STENCIL_MAXK]; /* the host function's constants */
   float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
 } tess_stencil_plan;
@@ -85,9 +85,9 @@ typedef struct {
               /* from the shared planes plm, pl, plp */                                            \
   const T *pl, *plm, *plp; /* shared memory: the cell in its plane, and below and above it */      \
   int wp, fs;              /* a plane's row pitch, and its stride between inputs */                \
-  const T *xr, *yr; /* registers (input 0, component 0): x offset k at xr[k], y at yr[k ys] */     \
-  int ys;           /* (xr NULL: x and y offsets from the plane pl) */                             \
-  int wr, cx, cy, cz; /* wr: device-memory reads wrap (tess_wrap) around the cell at padded   */  \
+  const T *xr, *yr;   /* registers (input 0, component 0): x offset k at xr[k], y at yr[k ys] */   \
+  int ys;             /* (xr NULL: x and y offsets from the plane pl) */                           \
+  int wr, cx, cy, cz; /* wr: device-memory reads wrap (tess_wrap) around the cell at padded   */   \
                       /* coordinates (cx, cy, cz); the pointers stay at the cell unwrapped  */
 #else
 #define TESS_CELL_WINDOW(T)

@@ -146,7 +146,7 @@ typedef struct {
   tess_reach reach[TESS_MAX_IO];
   unsigned images; /* TESS_IMAGES_CPU | TESS_IMAGES_CUDA: honours tess_region.images there */
   unsigned wraps;  /* TESS_WRAP_CPU | TESS_WRAP_CUDA: honours tess_region.wrap there (preferred
-                      to images: nothing extra is stored) */
+                      to images: nothing extra is stored; on GPUs asked for on 3D grids only) */
 } tess_kernel;
 #define TESS_IMAGES_CPU  1u
 #define TESS_IMAGES_CUDA 2u
