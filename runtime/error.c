@@ -112,21 +112,21 @@ static tess_err parse_name(const char *s, const char *const *names, int n, const
 }
 
 tess_err tess_mode_parse(const char *s, tess_mode *m) {
-  int v;
+  int v = 0; /* set by parse_name on success; gcc -O3 cannot see it */
   TESS_CALL(parse_name(s, mode_names, TESS_MODE_COUNT, "mode", &v));
   *m = (tess_mode)v;
   return TESS_OK;
 }
 
 tess_err tess_device_parse(const char *s, tess_device *d) {
-  int v;
+  int v = 0; /* set by parse_name on success; gcc -O3 cannot see it */
   TESS_CALL(parse_name(s, device_names, TESS_DEVICE_COUNT, "device", &v));
   *d = (tess_device)v;
   return TESS_OK;
 }
 
 tess_err tess_precision_parse(const char *s, tess_precision *p) {
-  int v;
+  int v = 0; /* set by parse_name on success; gcc -O3 cannot see it */
   TESS_CALL(parse_name(s, precision_names, TESS_PRECISION_COUNT, "precision", &v));
   *p = (tess_precision)v;
   return TESS_OK;

@@ -100,8 +100,10 @@ static double *gather_all(const prog *p, const int n[3], size_t *len) {
 static char *joined(const char *dir, const char *name) {
   static char buf[4][1024];
   static int i;
+  char tmp[sizeof buf[0]]; /* dir may be an earlier result: format apart, then copy */
+  snprintf(tmp, sizeof tmp, "%s/%s", dir, name);
   i = (i + 1) % 4;
-  snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
+  memcpy(buf[i], tmp, sizeof tmp);
   return buf[i];
 }
 
