@@ -18,7 +18,8 @@
 #   bulk) and from GPU memory (runtime/direct.c: modes overlap+direct, bulk+direct).
 #   BENCH_GPUS: the GPU counts to try (default "1 2 4 8", as many as the host has).
 #   BENCH_MODES: the modes (default "overlap bulk"). BENCH_STAGED=0 (with BENCH_CUDA_MPI=1): skip
-#   the host-staged runs of one rank per GPU, keeping the ones from GPU memory.
+#   the host-staged runs of one rank per GPU, keeping the ones from GPU memory. BENCH_WARM=0: no
+#   untimed 30-step run before each app, size and GPU count (it lets dmdas calibrate).
 set -uo pipefail
 bundle=$(cd "${1:?usage: run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH]}" && pwd)
 apps=${2:-mhd ch} sizes_mhd=${3:-256 512} sizes_ch=${4:-512}
@@ -78,6 +79,11 @@ for app in $apps; do
   for n in $sizes; do
     for g in ${BENCH_GPUS:-1 2 4 8}; do
       [ "$g" -le "$ngpu" ] || continue
+      # untimed: dmdas calibrates the models of a new tile shape during its first run (4 H200s,
+      # MHD 256^3 on one rank: 8.1 ms a step in the first run, 2.9 in the next)
+      nz=$n; [ "$app" = mhdweak ] && nz=$((n * g))
+      [ "${BENCH_WARM:-1}" = 1 ] && STARPU_NCUDA=$g timeout 120 "${bin[$app]}" --device cuda \
+        --grid "$n,$n,$nz" --steps 30 --every 0 ${args[$app]} > "$out/logs/warm-$app-$n-g$g.log" 2>&1
       for mode in ${BENCH_MODES:-overlap bulk}; do
         run "$app" "$n" "$g" 1 "$mode"
         [ "$g" -gt 1 ] && { [ "$cuda_mpi" = 1 ] && [ "${BENCH_STAGED:-1}" = 0 ] || run "$app" "$n" "$g" "$g" "$mode"; }
