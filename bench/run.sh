@@ -19,7 +19,7 @@
 #   BENCH_GPUS: the GPU counts to try (default "1 2 4 8", as many as the host has).
 #   BENCH_MODES: the modes (default "overlap bulk"). BENCH_STAGED=0 (with BENCH_CUDA_MPI=1): skip
 #   the host-staged runs of one rank per GPU, keeping the ones from GPU memory. BENCH_WARM=0: no
-#   untimed 30-step run before each app, size and GPU count (it lets dmdas calibrate).
+#   untimed 30-step run before each app, size and GPU count (the first run of a shape was 2.8x slower).
 set -uo pipefail
 bundle=$(cd "${1:?usage: run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH]}" && pwd)
 apps=${2:-mhd ch} sizes_mhd=${3:-256 512} sizes_ch=${4:-512}
@@ -79,7 +79,7 @@ for app in $apps; do
   for n in $sizes; do
     for g in ${BENCH_GPUS:-1 2 4 8}; do
       [ "$g" -le "$ngpu" ] || continue
-      # untimed: dmdas calibrates the models of a new tile shape during its first run (4 H200s,
+      # untimed: the first run of a new tile shape was slow, most likely dmdas calibrating (4 H200s,
       # MHD 256^3 on one rank: 8.1 ms a step in the first run, 2.9 in the next)
       nz=$n; [ "$app" = mhdweak ] && nz=$((n * g))
       [ "${BENCH_WARM:-1}" = 1 ] && STARPU_NCUDA=$g timeout 120 "${bin[$app]}" --device cuda \

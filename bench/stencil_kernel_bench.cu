@@ -167,13 +167,13 @@ static double copy_bw(size_t bytes) {
 
 #define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
   {                                                                                                \
-#BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq < op, R, 1, BX, BY, ZC, MB, D, \
-        false>                                                                                     \
+    "" #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                    \
+        tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D, false>                                 \
   }
 #define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
   {                                                                                                \
-#BX "x" #BY " zc" #ZC " mb" #MB " d" #D, tess_stencil_launch_zq2 < op, BX, BY, ZC, MB, D,      \
-        false>                                                                                     \
+    "" #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                    \
+        tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D, false>                                      \
   }
 #define ZP(op, R, BXT, BY, ZC, MB, D)                                                              \
   {                                                                                                \

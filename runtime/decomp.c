@@ -62,7 +62,7 @@ static int64_t tess_cost_gpu(const int n[3], const int p[3], const int r[3]) {
   for (int i = 0; i < 3; i++)
     if (p[i] >= 2 && n[i] / p[i] < 2 * r[i]) return INT64_MAX;
   for (int i = 0; i < 3; i++) {
-    if (p[i] < 2 || n[i] == 1) continue;
+    if (p[i] < 2) continue; /* p_i divides n_i: a flat axis is never cut */
     int64_t face = 2 * (int64_t)r[i];
     for (int j = 0; j < 3; j++)
       if (j != i) face *= n[j] / p[j];
