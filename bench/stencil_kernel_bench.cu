@@ -165,20 +165,18 @@ static double copy_bw(size_t bytes) {
   return 2.0 * bytes / (ms * 1e6);
 }
 
-#define ZQ(op, R, BX, BY, ZC, MB, D)                                                               \
+/* Variants: K cells a thread, BX x BY threads, at most ZC planes a block (0: no bound; ZP2:
+ * exactly ZC), MB blocks per SM asked, D planes in flight (0: the default); ZP2: two cells a
+ * thread along x, BXT x BY threads. */
+#define ZK(op, R, K, BX, BY, ZC, MB, D)                                                            \
   {                                                                                                \
-    "" #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                    \
-        tess_stencil_launch_zq<op, R, 1, BX, BY, ZC, MB, D, false>                                 \
+    "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                            \
+        tess_stencil_launch_zk<op, R, K, BX, BY, ZC, MB, D, false>                                 \
   }
-#define ZQ2(op, BX, BY, ZC, MB, D)                                                                 \
+#define ZK2(op, K, BX, BY, ZC, MB, D)                                                              \
   {                                                                                                \
-    "" #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                    \
-        tess_stencil_launch_zq2<op, BX, BY, ZC, MB, D, false>                                      \
-  }
-#define ZP(op, R, BXT, BY, ZC, MB, D)                                                              \
-  {                                                                                                \
-    "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
-        tess_stencil_launch_zp<op, R, BXT, BY, ZC, MB, D, false>                                   \
+    "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                            \
+        tess_stencil_launch_zk2<op, K, BX, BY, ZC, MB, D, false>                                   \
   }
 #define ZP2(op, BXT, BY, ZC, MB, D)                                                                \
   {                                                                                                \
@@ -195,22 +193,28 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 }
 #endif
 
+/* the layer's shapes (tess_zk_shape), their neighbours, and K = 1 in the one-cell shapes the
+ * layer used before (64 x 8 for radius 3, 256 x 2 for radius 1) */
 #define HEAT_VARIANTS(op, R)                                                                       \
   {                                                                                                \
     {"cells", tess_stencil_launch_cells<op, false>},                                               \
-        {"layer", tess_stencil_launch_one<op, R, false>}, ZQ(op, R, 64, 4, 64, 4, 0),              \
-        ZQ(op, R, 64, 8, 64, 2, 0), ZQ(op, R, 128, 4, 64, 2, 0), ZQ(op, R, 256, 2, 64, 2, 0),      \
-        ZP(op, R, 32, 8, 64, 1, 0), ZP(op, R, 32, 8, 64, 2, 0), ZP(op, R, 32, 8, 64, 3, 0),        \
-        ZP(op, R, 32, 4, 64, 4, 0), ZP(op, R, 64, 4, 64, 2, 0), ZP(op, R, 64, 8, 64, 1, 0),        \
-        ZP(op, R, 32, 16, 64, 1, 0)                                                                \
+        {"layer", tess_stencil_launch_one<op, R, false>}, ZK(op, R, 4, 128, 4, 64, 1, 0),          \
+        ZK(op, R, 4, 128, 4, 128, 1, 0), ZK(op, R, 4, 128, 4, 256, 1, 0),                          \
+        ZK(op, R, 4, 256, 2, 64, 1, 0), ZK(op, R, 4, 256, 2, 0, 1, 0),                             \
+        ZK(op, R, 2, 128, 8, 128, 1, 0), ZK(op, R, 4, 64, 8, 64, 1, 0),                            \
+        ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0),                              \
+        ZK(op, R, 1, 256, 2, 64, 2, 0)                                                             \
   }
+/* the layer's shapes (tess_zk2_shape in double, tess_zp2_shape in float), their neighbours, and
+ * the pairs in the shape the layer used in double before (d8) */
 #define CH_VARIANTS(op)                                                                            \
   {                                                                                                \
     {"cells", tess_stencil_launch_cells<op, false>}, {"zmarch-old", old_zmarch<op>},               \
-        {"layer", tess_stencil_launch_two<op, 2, false>}, ZQ2(op, 64, 4, 64, 4, 2),                \
-        ZQ2(op, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 2), ZP2(op, 32, 8, 64, 2, 3),              \
-        ZP2(op, 32, 8, 64, 2, 4), ZP2(op, 32, 8, 64, 2, 5), ZP2(op, 32, 8, 64, 2, 8),              \
-        ZP2(op, 32, 8, 64, 1, 8), ZP2(op, 16, 16, 64, 2, 2), ZP2(op, 32, 4, 64, 4, 5)              \
+        {"layer", tess_stencil_launch_two<op, 2, false>}, ZK2(op, 4, 64, 8, 64, 1, 2),             \
+        ZK2(op, 4, 64, 4, 64, 2, 2), ZK2(op, 4, 128, 4, 128, 1, 2), ZK2(op, 4, 128, 4, 0, 1, 2),   \
+        ZK2(op, 4, 128, 4, 0, 1, 3), ZK2(op, 4, 256, 2, 0, 1, 2), ZK2(op, 2, 64, 8, 64, 2, 2),     \
+        ZK2(op, 1, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 8), ZP2(op, 32, 8, 64, 2, 3),           \
+        ZP2(op, 32, 16, 64, 1, 4)                                                                  \
   }
 
 int main(int argc, char **argv) {
@@ -244,7 +248,7 @@ int main(int argc, char **argv) {
   const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
   const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
   const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64, false>},
-                         ZQ(tess_op_ch_mu_f64, 1, 32, 16, 64, 2, 2),
+                         ZK(tess_op_ch_mu_f64, 1, 1, 32, 16, 64, 2, 0),
                          {"layer", tess_stencil_launch_one<tess_op_ch_mu_f64, 1, false>}};
   const int nv = sizeof cd / sizeof cd[0];
   if (!filter) {

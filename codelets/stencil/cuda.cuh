@@ -9,22 +9,20 @@
  *            narrower blocks stacked in y), y and z in grid-stride loops (any region fits);
  *            stencil reads through L1/L2. Thin slabs, 1D and 2D grids, several components or
  *            inputs.
- *   zp       TESS_STENCIL in 3D, one input of one component, radius > 1 (heat order 6), in
- *            float: the staged z-march below with two cells a thread along x, where the fields
- *            pair up in memory (even pitches, aligned starts: tess_stencil_paired); else zq.
- *   zq       TESS_STENCIL in 3D, one input of one component, radius 1 (heat order 2, ch_mu),
- *            double, or fields that do not pair: the staged z-march, one cell a thread.
- *            A block owns a BX x BY column and walks ZC planes of z; cp.async copies each plane
- *            with a ring of R cells into a ring of shared slots, D planes ahead; each thread
- *            keeps its own column's 2R + 1 values along z in registers. The cell function
- *            reads them through the same accessors (cell.h's tess_ax): z offsets from the
- *            registers, x and y offsets from the plane's slot, so one device read per cell.
- *   zp2      TESS_STENCIL2 of radius 2 in 3D (ch_fused), fields paired: zq2 with two cells a
- *            thread along x.
- *   zq2      TESS_STENCIL2 of radius 2 in 3D, input 0 of one component staged (ch_fused): the
- *            same with a ring of 2; inner at the thread's own cell into a register ring, at the
+ *   zk       TESS_STENCIL in 3D, one input of one component (heat, ch_mu): the staged z-march.
+ *            A block owns a column of BX x (BY K) cells, K a thread stacked along y, and walks
+ *            up to zc planes of z; cp.async copies each plane with a ring of R cells into a
+ *            ring of shared slots, D planes ahead; each thread keeps its cells' 2R + 1 values
+ *            along z in registers, and reads its column along y once for its K cells. The cell
+ *            function reads them through the same accessors (cell.h's tess_ax): z offsets from
+ *            the register queues, x and y offsets from registers loaded from the plane's slot,
+ *            so one device read per cell.
+ *   zk2      TESS_STENCIL2 of radius 2 in 3D, input 0 of one component staged (ch_fused): the
+ *            same with a ring of 2; inner at the thread's own cells into register rings, at the
  *            block's one-cell ring from the shared slots, outer from those (outer may read
  *            input 0 only at its cell, other inputs anywhere).
+ *   zp2      the same in float where the fields pair up in memory (even pitches, aligned
+ *            starts: tess_stencil_paired): two cells a thread along x instead of K along y.
  *   zmarch   other TESS_STENCIL2 in 3D: a block owns a 32 x 8 column and walks up to 32 planes;
  *            inner computed once per cell of each plane plus a one-cell ring into shared
  *            memory, three planes rotating, outer reading its seven values there.
@@ -37,12 +35,13 @@
  * paths and any device-memory read of a staged path wrap each offset (cell.h's tess_mem). WR =
  * false is the code it was before. Every path computes the same cell function on the same values:
  * the bits do not depend on the path (bench/stencil_kernel_bench.cu checks each against cells,
- * gpu-verify against the CPU). The block shapes are the fastest measured on an H100 (tess_zq_shape
- * below).
+ * gpu-verify against the CPU). The block shapes are the fastest measured on an H100 and an H200
+ * (tess_zk_shape below).
  */
 #include "region.h"
 #include "stencil.h"
 
+#include <climits>
 #include <starpu_cuda.h> /* STARPU_CUDA_REPORT_ERROR only */
 
 #define TESS_HD static __device__ __forceinline__
@@ -109,10 +108,10 @@ __global__ void __launch_bounds__(ZX *ZY)
 }
 
 /* ---- z-march with staged inputs (3D) -----------------------------------------------------------
- * A block owns a BX x BY column of cells and walks ZC planes along z. cp.async copies each plane,
+ * A block owns a column of cells and walks up to zc planes along z. cp.async copies each plane,
  * with a ring of R cells around the block, into a ring of shared slots D planes ahead (one read
  * of device memory per cell and input, no registers held by the reads in flight); each thread
- * keeps its own column's values along z in a register ring. */
+ * keeps its own cells' values along z in a register ring. */
 
 /* The cell at window coordinates (lx, ly) of a ring-r window of width BX + 2r, for h < ring size:
  * r rows above, r rows below, then r cells left and right of each of the BY middle rows. */
@@ -184,51 +183,6 @@ template <int N> __device__ __forceinline__ void tess_cp_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-/* Where a block's thread copies plane data from: its own column and its ring cells (up to
- * SLOTS) of a ring-r window; col, rok false where the cell lies past the region's reach. */
-template <typename T, int BX, int BY, int r, bool WR = false> struct tess_stage {
-  typedef tess_ring<BX, BY, r> G;
-  const T *own, *ring[G::SLOTS];
-  int ro[G::SLOTS], oo; /* offsets in a window plane */
-  bool col, rok[G::SLOTS];
-  tess_zwrap<WR> zw;
-  __device__ __forceinline__ tess_stage(const tess_stencil_plan &p, int x0, int y0, int tx, int ty,
-                                        int z0)
-      : zw(p, z0) {
-    const int tid = ty * BX + tx, x = x0 + tx, y = y0 + ty;
-    const int zi = tess_wrap_rc<WR>(p, 2, z0); /* WR: x, y, z at their images */
-    col = x < p.n[0] + r && y < p.n[1] + r;
-    own = tess_elem<T>(p, 0, 0, col ? tess_wrap_rc<WR>(p, 0, x) : 0,
-                       col ? tess_wrap_rc<WR>(p, 1, y) : 0, zi);
-    oo = (ty + r) * G::W + tx + r;
-    for (int s = 0; s < G::SLOTS; s++) {
-      const int h = tid + s * BX * BY;
-      int lx = 0, ly = 0;
-      if (h < G::N) tess_ring_pos<BX, BY, r>(h, lx, ly);
-      const int gx = x0 + lx - r, gy = y0 + ly - r;
-      rok[s] = h < G::N && gx < p.n[0] + r && gy < p.n[1] + r;
-      ro[s] = ly * G::W + lx;
-      ring[s] = tess_elem<T>(p, 0, 0, rok[s] ? tess_wrap_rc<WR>(p, 0, gx) : 0,
-                             rok[s] ? tess_wrap_rc<WR>(p, 1, gy) : 0, zi);
-    }
-  }
-  /* copies the next plane (components 0..NC-1, each a window plane apart) into w, if go */
-  template <int NC>
-  __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz,
-                                       long long sc) {
-    if (go)
-      for (int i = 0; i < NC; i++) {
-        if (col) tess_cp(w + i * G::W * G::H + oo, own + i * sc);
-        for (int s = 0; s < G::SLOTS; s++)
-          if (rok[s]) tess_cp(w + i * G::W * G::H + ro[s], ring[s] + i * sc);
-      }
-    const long long d = zw.step(p, sz);
-    own += d;
-    for (int s = 0; s < G::SLOTS; s++)
-      ring[s] += d;
-  }
-};
-
 __host__ __device__ constexpr int tess_gcd(int a, int b) { return b ? tess_gcd(b, a % b) : a; }
 __host__ __device__ constexpr int tess_lcm(int a, int b) { return a / tess_gcd(a, b) * b; }
 /* Planes in flight for radius R when the launch does not say (D = 0): the slot ring (R + 1 + D
@@ -236,42 +190,83 @@ __host__ __device__ constexpr int tess_lcm(int a, int b) { return a / tess_gcd(a
  * loop puts every slot and queue index at a compile-time constant. */
 __host__ __device__ constexpr int tess_depth(int R, int D) { return D ? D : R >= 2 ? R : 4 * R; }
 
-/* The one-level staged z-march. Plane j (z0 - R + j) lands in shared memory (slot j mod S, with
- * the ring of R) D planes after its copy was issued; when it lands, each thread appends its own
- * value to its register queue (a ring of 2R + 1) and computes the cell R planes below, reading
- * z offsets from the queue and x, y offsets from that plane's slot. One barrier per plane; the
- * loop is unrolled by U planes so that no slot or queue index is computed at run time. */
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D0, bool WR>
+/* A block's plane window of element copies: rows y0 - r .. y0 + BY + r - 1, WS = BX + 2r columns
+ * from region x xs; thread t copies elements t, t + NT, ... keeping 32-bit offsets from the
+ * plane's base pointer (x / y wrap folded in once: offsets stay within one plane, so the launch
+ * needs planes of at most INT_MAX elements) and a mask of those inside the reach. */
+template <typename T, int BX, int BY, int r, int NT, bool WR = false> struct tess_flat {
+  static constexpr int WS = BX + 2 * r, H = BY + 2 * r, N = WS * H;
+  static constexpr int SL = (N + NT - 1) / NT;
+  static_assert(SL <= 32, "one mask bit per element a thread");
+  const T *base; /* region cell (0, 0) of the plane to copy next (under WR: of its image) */
+  int off[SL], t;
+  unsigned ok;
+  tess_zwrap<WR> zw;
+  __device__ __forceinline__ tess_flat(const tess_stencil_plan &p, int xs, int y0, int z, int tid)
+      : t(tid), zw(p, z) {
+    base = tess_elem<T>(p, 0, 0, 0, 0, tess_wrap_rc<WR>(p, 2, z));
+    ok = 0;
+    for (int s = 0; s < SL; s++) {
+      const int e = tid + s * NT, row = e / WS, gx = xs + e - row * WS, gy = y0 - r + row;
+      const bool in = e < N && gx < p.n[0] + r && gy < p.n[1] + r;
+      ok |= (unsigned)in << s;
+      off[s] = in ? tess_wrap_rc<WR>(p, 0, gx) + tess_wrap_rc<WR>(p, 1, gy) * (int)p.pos[1] : 0;
+    }
+  }
+  __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz) {
+    if (go)
+      for (int s = 0; s < SL; s++)
+        if (ok >> s & 1) tess_cp(w + t + s * NT, base + off[s]);
+    base += zw.step(p, sz);
+  }
+};
+
+/* The one-level staged z-march (TESS_STENCIL in 3D, one input of one component), K cells a
+ * thread stacked along y: a block of BX x BY threads owns BX x (BY K) cells. Plane j (z0 - R + j)
+ * lands in shared memory (slot j mod S, with the ring of R) D planes after its copy was issued;
+ * when it lands, each thread appends its cells' values to their register queues (rings of
+ * 2R + 1) and computes its cells R planes below: z offsets from the queues, the column along y
+ * read once for the K cells and each cell's x row into registers (the accessors' yr, xr). So a
+ * plane copy moves K times the cells of a one-cell block with the same warps (more bytes in
+ * flight per SM, a thinner ring), and a cell costs 1 + 2R + 2R / K shared loads, not 4R + 1. One
+ * barrier per plane; the loop is unrolled by U planes so that no slot or queue index is computed
+ * at run time. */
+template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BX *BY, MINB)
-    tess_stencil_zq(const __grid_constant__ tess_stencil_plan p) {
+    tess_stencil_zk(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
-  typedef tess_ring<BX, BY, R> G;
-  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, PL = NC * G::W * G::H;
-  constexpr int U = tess_lcm(S, Q);
+  constexpr int NT = BX * BY;
+  typedef tess_flat<T, BX, BY * K, R, NT, WR> G;
+  constexpr int W = G::WS, PL = W * G::H;
+  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, U = tess_lcm(S, Q);
   extern __shared__ __align__(16) unsigned char tess_smem[];
   T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
-  const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
-  const int x = x0 + tx, y = y0 + ty;
-  const bool mine = x < p.n[0] && y < p.n[1];
-  const long long sz = p.pos[2];
-  tess_stage<T, BX, BY, R, WR> st(p, x0, y0, tx, ty, z0 - R); /* plane z0 - R first */
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY * K;
+  const int z0 = blockIdx.z * zc, z1 = min(z0 + zc, p.n[2]);
+  const int x = x0 + tx, yb = y0 + ty * K; /* the thread's cells: (x, yb + k), k < K */
+  unsigned mine = 0;
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    mine |= (unsigned)(x < p.n[0] && yb + k < p.n[1]) << k;
+  const long long sz = p.pos[2], sy = p.pos[1];
+  G st(p, x0 - R, y0, z0 - R, tid);          /* plane z0 - R first */
+  const int own = (ty * K + R) * W + tx + R; /* cell k of the thread: own + k W */
   const int nj = z1 - z0 + 2 * R;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.template copy<NC>(p, win[d], d < nj, sz, p.sc);
+    st.copy(p, win[d], d < nj, sz);
     tess_cp_commit();
   }
-  T q[NC][Q];
+  T q[K][Q];
 #pragma unroll
-  for (int i = 0; i < NC; i++)
+  for (int k = 0; k < K; k++)
 #pragma unroll
-    for (int k = 0; k < Q; k++)
-      q[i][k] = T(0);
+    for (int i = 0; i < Q; i++)
+      q[k][i] = T(0);
   const typename Op::C c0 =
-      Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? y : 0), p.lo[2] + z0);
-  T *out = c0.out[0];     /* the cell's output, plane by plane (the launch checks nout == 1) */
+      Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? yb : 0), p.lo[2] + z0);
+  T *out = c0.out[0];     /* cell 0's output, plane by plane (the launch checks nout == 1) */
   const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
@@ -280,18 +275,36 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (j < nj) {
         tess_cp_wait<D - 1>();
         __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
-        st.template copy<NC>(p, win[(u + D) % S], j + D < nj, sz, p.sc);
+        st.copy(p, win[(u + D) % S], j + D < nj, sz);
         tess_cp_commit();
 #pragma unroll
-        for (int i = 0; i < NC; i++)
-          q[i][u % Q] = win[u % S][i * G::W * G::H + st.oo];
-        if (j >= 2 * R && mine) {
-          typename Op::C c = c0;
-          c.in[0] = in, c.out[0] = out;
-          c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = &q[0][0];
-          c.pl = &win[(u + S - R) % S][st.oo], c.wp = G::W, c.fs = G::W * G::H;
-          c.wr = WR, c.cz = c0.cz + j - 2 * R;
-          Op::cell(&c);
+        for (int k = 0; k < K; k++)
+          q[k][u % Q] = win[u % S][own + k * W];
+        if (j >= 2 * R && mine) { /* the cells R planes below */
+          const T *pl = win[(u + S - R) % S] + own;
+          T yv[K + 2 * R]; /* the column along y: R above cell 0 .. R below cell K - 1 */
+#pragma unroll
+          for (int i = 0; i < R; i++)
+            yv[i] = pl[(i - R) * W], yv[K + R + i] = pl[(K + i) * W];
+#pragma unroll
+          for (int k = 0; k < K; k++)
+            yv[R + k] = q[k][(u + Q - R) % Q];
+#pragma unroll
+          for (int k = 0; k < K; k++)
+            if (mine >> k & 1) {
+              T xv[2 * R + 1];
+#pragma unroll
+              for (int i = 1; i <= R; i++)
+                xv[R + i] = pl[k * W + i], xv[R - i] = pl[k * W - i];
+              xv[R] = yv[R + k];
+              typename Op::C c = c0;
+              c.in[0] = in + k * sy, c.out[0] = out + k * sy;
+              c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[k];
+              c.pl = pl + k * W, c.wp = W, c.fs = PL;
+              c.xr = &xv[R], c.yr = &yv[R + k], c.ys = 1;
+              c.wr = WR, c.cy = c0.cy + k, c.cz = c0.cz + j - 2 * R;
+              Op::cell(&c);
+            }
         }
         if (j >= 2 * R) out += sz, in += sz;
       }
@@ -299,52 +312,72 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   }
 }
 
-/* The two-level staged z-march (TESS_STENCIL2 of radius 2, one component, input 0 staged with
- * a ring of 2; outer may read input 0 only at its cell). When plane j of input 0 (z0 - 2 + j)
- * lands: inner at the thread's own cell of plane j - 1 (register rings of input 0 and of inner
- * along the own column), inner at the ring of one cell around the block on plane j - 2 (from
- * the slots of planes j - 3 .. j - 1), then outer there. Two barriers per plane; unrolled by U
- * planes as above. */
-template <typename Op, int BX, int BY, int ZC, int MINB, int D0, bool WR>
+/* The two-level staged z-march (TESS_STENCIL2 of radius 2 in 3D, one component, input 0 staged
+ * with a ring of 2; outer may read input 0 only at its cell, other inputs anywhere), K cells a
+ * thread stacked along y. When plane j of input 0 (z0 - 2 + j) lands: inner at the thread's own
+ * cells of plane j - 1 (register rings of input 0 and of inner along z, the column along y read
+ * once for the K cells), inner at the block's one-cell ring on plane j - 2 (from the slots of
+ * planes j - 3 .. j - 1) into a shared plane of inner, then outer at the own cells over inner's
+ * seven values. Two barriers per plane; unrolled by U planes as tess_stencil_zk. */
+template <typename Op, int K, int BX, int BY, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BX *BY, MINB)
-    tess_stencil_zq2(const __grid_constant__ tess_stencil_plan p) {
+    tess_stencil_zk2(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
-  typedef tess_ring<BX, BY, 2> G; /* input 0's planes */
-  typedef tess_ring<BX, BY, 1> M; /* inner's plane */
-  constexpr int NT = BX * BY, D = D0 ? D0 : 2, S = 4 + D, PL = G::W * G::H;
-  constexpr int U = tess_lcm(S, 3);
-  static_assert(M::N <= NT, "one inner ring cell per thread at most");
+  constexpr int NT = BX * BY, CY = BY * K;   /* the block's cells: BX x CY */
+  typedef tess_flat<T, BX, CY, 2, NT, WR> G; /* input 0's planes, ring 2 */
+  typedef tess_ring<BX, CY, 1> M;            /* inner's ring cells */
+  constexpr int D = D0 ? D0 : 2, S = 4 + D, W = G::WS, PL = W * G::H, MW = BX + 2,
+                MS = (M::N + NT - 1) / NT, U = tess_lcm(S, 3);
   extern __shared__ __align__(16) unsigned char tess_smem[];
-  T(*vw)[PL] = (T(*)[PL])tess_smem;                            /* [S][PL] */
-  T(*mw)[M::W] = (T(*)[M::W])(tess_smem + S * PL * sizeof(T)); /* [M::H][M::W] */
+  T(*vw)[PL] = (T(*)[PL])tess_smem;                        /* [S][PL] */
+  T(*mw)[MW] = (T(*)[MW])(tess_smem + S * PL * sizeof(T)); /* [CY + 2][MW]: mu, ring 1 */
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY;
-  const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
-  const int x = x0 + tx, y = y0 + ty;
-  const bool mine = x < p.n[0] && y < p.n[1];   /* outer here */
-  const bool midc = x <= p.n[0] && y <= p.n[1]; /* inner here is read */
-  const long long sz = p.pos[2];
-  tess_stage<T, BX, BY, 2, WR> st(p, x0, y0, tx, ty, z0 - 2); /* plane z0 - 2 first */
-  int mlx = 0, mly = 0;
-  if (tid < M::N) tess_ring_pos<BX, BY, 1>(tid, mlx, mly);
-  const bool mring = tid < M::N && x0 + mlx - 1 <= p.n[0] && y0 + mly - 1 <= p.n[1];
-  const int mo = (mly + 1) * G::W + mlx + 1;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * CY;
+  const int z0 = blockIdx.z * zc, z1 = min(z0 + zc, p.n[2]);
+  const int x = x0 + tx, yb = y0 + ty * K; /* the thread's cells: (x, yb + k), k < K */
+  unsigned mine = 0, midc = 0;             /* outer here; inner here is read (x, y <= n) */
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    mine |= (unsigned)(x < p.n[0] && yb + k < p.n[1]) << k;
+    midc |= (unsigned)(x <= p.n[0] && yb + k <= p.n[1]) << k;
+  }
+  const long long sz = p.pos[2], sy = p.pos[1];
+  G st(p, x0 - 2, y0, z0 - 2, tid);            /* plane z0 - 2 first */
+  const int own = (ty * K + 2) * W + tx + 2;   /* cell k: own + k W in a slot */
+  const int mown = (ty * K + 1) * MW + tx + 1; /* and + k MW in mw */
+  /* ring cells of inner: slot offsets, mw offsets, validity (-1 <= x <= n), pointers */
+  int mo[MS], mm[MS], mcx[MS], mcy[MS]; /* mcx, mcy: padded x, y (wrapped reads) */
+  bool mring[MS];
+  const T *vr[MS], *wr[MS];
+  const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
+#pragma unroll
+  for (int s = 0; s < MS; s++) {
+    const int h = tid + s * NT;
+    int lx = 0, ly = 0;
+    if (h < M::N) tess_ring_pos<BX, CY, 1>(h, lx, ly);
+    const int rx = x0 + lx - 1, ry = y0 + ly - 1;
+    mring[s] = h < M::N && rx <= p.n[0] && ry <= p.n[1];
+    mo[s] = (ly + 1) * W + lx + 1, mm[s] = ly * MW + lx;
+    const typename Op::C r0 =
+        Op::at(&p, p.lo[0] + (mring[s] ? rx : 0), p.lo[1] + (mring[s] ? ry : 0), p.lo[2] + z0);
+    vr[s] = r0.in[0] - 5 * sz, wr[s] = r0.in[1] - 5 * up;
+    mcx[s] = r0.cx, mcy[s] = r0.cy;
+  }
   const int nj = z1 - z0 + 4;
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.template copy<1>(p, vw[d], d < nj, sz, 0);
+    st.copy(p, vw[d], d < nj, sz);
     tess_cp_commit();
   }
-  T qv[3] = {0, 0, 0}, qm[3] = {0, 0, 0}; /* rings: plane j at j mod 3 */
-  const int cx = midc ? x : 0, cy = midc ? y : 0;
-  const typename Op::C c0 = Op::at(&p, p.lo[0] + cx, p.lo[1] + cy, p.lo[2] + z0);
-  const typename Op::C r0 = Op::at(&p, p.lo[0] + (mring ? x0 + mlx - 1 : 0),
-                                   p.lo[1] + (mring ? y0 + mly - 1 : 0), p.lo[2] + z0);
-  /* running pointers, plane by plane (the launch checks nin <= 2, nout == 1): input 1 and the
-   * output at the thread's own cell for inner (one plane up) and outer, input 1 on the ring */
-  const long long up = p.nin > 1 ? sz : 0; /* input 1 absent: its pointers stay NULL */
-  const T *w = c0.in[1] - 5 * up, *wr = r0.in[1] - 5 * up; /* bumped once per plane to j - 4 */
-  const T *v = c0.in[0] - 5 * sz, *vr = r0.in[0] - 5 * sz;
+  T qv[K][3], qm[K][3]; /* u and mu at the own cells: plane j at j mod 3 */
+#pragma unroll
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+      qv[k][i] = qm[k][i] = T(0);
+  const typename Op::C c0 =
+      Op::at(&p, p.lo[0] + (midc ? x : 0), p.lo[1] + (midc ? yb : 0), p.lo[2] + z0);
+  const T *w = c0.in[1] - 5 * up, *v = c0.in[0] - 5 * sz; /* bumped once per plane to j - 4 */
   T *out = c0.out[0] - 5 * sz;
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
@@ -353,54 +386,87 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (j >= nj) break;
       tess_cp_wait<D - 1>();
       __syncthreads();
-      st.template copy<1>(p, vw[(u + D) % S], j + D < nj, sz, 0);
+      st.copy(p, vw[(u + D) % S], j + D < nj, sz);
       tess_cp_commit();
-      qv[u % 3] = vw[u % S][st.oo];
-      w += up, wr += up, v += sz, vr += sz, out += sz; /* at plane z0 + j - 4 */
+#pragma unroll
+      for (int k = 0; k < K; k++)
+        qv[k][u % 3] = vw[u % S][own + k * W];
+      w += up, v += sz, out += sz; /* at plane z0 + j - 4 */
+#pragma unroll
+      for (int s = 0; s < MS; s++)
+        vr[s] += sz, wr[s] += up;
       if (j < 2) continue;
-      if (midc) { /* inner at plane j - 1 */
-        typename Op::C c = c0;
-        c.in[0] = v + sz, c.in[1] = w + up, c.out[0] = out + sz;
-        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv;
-        c.pl = &vw[(u + S - 1) % S][st.oo], c.wp = G::W, c.fs = 0;
-        c.wr = WR, c.cz = c0.cz + j - 3;
-        qm[(u + 2) % 3] = Op::inner(&c);
+      if (midc) { /* inner at the own cells, plane j - 1 */
+        const T *pl = vw[(u + S - 1) % S] + own;
+        T yv[K + 2];
+        yv[0] = pl[-W], yv[K + 1] = pl[K * W];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          yv[1 + k] = qv[k][(u + 2) % 3];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          if (midc >> k & 1) {
+            const T xv[3] = {pl[k * W - 1], yv[1 + k], pl[k * W + 1]};
+            typename Op::C c = c0;
+            c.in[0] = v + sz + k * sy, c.in[1] = w + up + (up ? k * sy : 0);
+            c.out[0] = out + sz + k * sy;
+            c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = (u + 1) % 3, c.q = qv[k];
+            c.pl = pl + k * W, c.wp = W, c.fs = 0;
+            c.xr = &xv[1], c.yr = &yv[1 + k], c.ys = 1;
+            c.wr = WR, c.cy = c0.cy + k, c.cz = c0.cz + j - 3;
+            qm[k][(u + 2) % 3] = Op::inner(&c);
+          }
       }
       if (j < 4) continue;
-      if (midc) mw[ty + 1][tx + 1] = qm[(u + 1) % 3];
-      if (mring) { /* inner on the ring, plane j - 2 */
-        typename Op::C c = r0;
-        c.in[0] = vr, c.in[1] = wr, c.out[0] = NULL; /* inner writes nothing */
-        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
-        c.plm = &vw[(u + S - 3) % S][mo], c.pl = &vw[(u + S - 2) % S][mo];
-        c.plp = &vw[(u + S - 1) % S][mo], c.wp = G::W, c.fs = 0;
-        c.wr = WR, c.cz = r0.cz + j - 4;
-        mw[mly][mlx] = Op::inner(&c);
-      }
+#pragma unroll
+      for (int k = 0; k < K; k++)
+        if (midc >> k & 1) mw[0][mown + k * MW] = qm[k][(u + 1) % 3];
+#pragma unroll
+      for (int s = 0; s < MS; s++)
+        if (mring[s]) { /* inner on the ring, plane j - 2 */
+          typename Op::C c = c0;
+          c.in[0] = vr[s], c.in[1] = p.nin > 1 ? wr[s] : NULL, c.out[0] = NULL;
+          c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = 0, c.q = NULL;
+          c.plm = &vw[(u + S - 3) % S][mo[s]], c.pl = &vw[(u + S - 2) % S][mo[s]];
+          c.plp = &vw[(u + S - 1) % S][mo[s]], c.wp = W, c.fs = 0;
+          c.wr = WR, c.cx = mcx[s], c.cy = mcy[s], c.cz = c0.cz + j - 4;
+          mw[0][mm[s]] = Op::inner(&c);
+        }
       __syncthreads();
-      if (mine) { /* outer at plane j - 2 */
-        typename Op::C c = c0;
-        c.in[0] = v, c.in[1] = w, c.out[0] = out;
-        c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv; /* the cell only */
-        c.pl = &vw[(u + S - 2) % S][st.oo], c.wp = G::W, c.fs = 0;
-        c.wr = WR, c.cz = c0.cz + j - 4;
-        const T m[7] = {qm[(u + 1) % 3], mw[ty + 1][tx + 2], mw[ty + 1][tx], mw[ty + 2][tx + 1],
-                        mw[ty][tx + 1],  qm[(u + 2) % 3],    qm[u % 3]};
-        Op::outer(&c, m);
+      if (mine) { /* outer at the own cells, plane j - 2 */
+        const T *ml = &mw[0][mown];
+        T my[K + 2]; /* mu along y */
+        my[0] = ml[-MW], my[K + 1] = ml[K * MW];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          my[1 + k] = qm[k][(u + 1) % 3];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          if (mine >> k & 1) {
+            typename Op::C c = c0;
+            c.in[0] = v + k * sy, c.in[1] = w + (up ? k * sy : 0), c.out[0] = out + k * sy;
+            c.nc = 1, c.act = 7, c.nw = 1, c.qr = 1, c.qb = u % 3, c.q = qv[k]; /* the cell only */
+            c.pl = vw[(u + S - 2) % S] + own + k * W, c.wp = W, c.fs = 0;
+            c.wr = WR, c.cy = c0.cy + k, c.cz = c0.cz + j - 4;
+            const T m[7] = {my[1 + k], ml[k * MW + 1],     ml[k * MW - 1], my[2 + k],
+                            my[k],     qm[k][(u + 2) % 3], qm[k][u % 3]};
+            Op::outer(&c, m);
+          }
       }
     }
   }
 }
 
 /* ---- two cells a thread along x (3D, input 0 of one component staged) ------------------------
- * The same z-marches with each thread owning two neighbouring cells of a row, paired as the
+ * The two-level z-march with each thread owning two neighbouring cells of a row, paired as the
  * device memory pairs them: cell x and x + 1 with (lo[0] + x) even, so that a pair is one 16-byte
  * (double) or 8-byte (float) word in device memory and in shared memory. The copies move whole
  * pairs (cp.async of two elements; the half past the reach zero-filled), and a thread reads its
  * x row and its two columns along y as pairs into registers, from which the cell function's
  * accessors (cell.h: xr, yr) serve both cells: per cell about half the shared loads, half the
  * barriers and two independent chains of arithmetic. Needs even row and plane pitches and
- * pair-aligned fields (tess_stencil_paired); other layouts take the one-cell forms above. */
+ * pair-aligned fields (tess_stencil_paired); other layouts take tess_stencil_zk2. Faster than
+ * tess_stencil_zk2 in float only (docs/performance.md, 2026-11-28). */
 
 template <typename T> struct tess_pair_of;
 template <> struct tess_pair_of<double> { typedef double2 V; };
@@ -495,86 +561,9 @@ __device__ __forceinline__ void tess_st_pair(T *o, const T *res, bool m0, bool m
   }
 }
 
-/* The one-level z-march of tess_stencil_zq with two cells a thread (BXT threads along x). */
-template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D0, bool WR>
-__global__ void __launch_bounds__(BXT *BY, MINB)
-    tess_stencil_zp(const __grid_constant__ tess_stencil_plan p) {
-  typedef typename Op::T T;
-  constexpr int NT = BXT * BY, BX = 2 * BXT;
-  typedef tess_pairs<T, BX, BY, R, NT, WR> G;
-  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, PL = G::WS * G::H;
-  constexpr int U = tess_lcm(S, Q), XL = R + 1 + G::P; /* XL: pairs in a thread's x row */
-  extern __shared__ __align__(16) unsigned char tess_smem[];
-  T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int x0 = blockIdx.x * BX - (p.lo[0] & 1), y0 = blockIdx.y * BY; /* x0: pair-aligned */
-  const int z0 = blockIdx.z * ZC, z1 = min(z0 + ZC, p.n[2]);
-  const int x = x0 + 2 * tx, y = y0 + ty; /* the thread's cells: x and x + 1 (x >= -1) */
-  const bool m0 = y < p.n[1] && x >= 0 && x < p.n[0], m1 = y < p.n[1] && x + 1 < p.n[0];
-  const long long sz = p.pos[2];
-  G st(p, x0 - R - G::P, y0, z0 - R, ty * BXT + tx);    /* plane z0 - R first */
-  const int own = (ty + R) * G::WS + 2 * tx + R + G::P; /* the thread's pair in a plane */
-  const int xrow = (ty + R) * G::WS + 2 * tx;           /* its x row's first pair */
-  const int nj = z1 - z0 + 2 * R;
-#pragma unroll
-  for (int d = 0; d < D; d++) {
-    st.copy(p, win[d], d < nj, sz);
-    tess_cp_commit();
-  }
-  T q[2][Q];
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int k = 0; k < Q; k++)
-      q[i][k] = T(0);
-  const typename Op::C c0 = Op::at(&p, p.lo[0] + x, p.lo[1] + (y < p.n[1] ? y : 0), p.lo[2] + z0);
-  T *out = c0.out[0];     /* cell x's output, plane by plane (the launch checks nout == 1) */
-  const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
-  for (int j0 = 0; j0 < nj; j0 += U) {
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const int j = j0 + u; /* the same in the whole block */
-      if (j < nj) {
-        tess_cp_wait<D - 1>();
-        __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
-        st.copy(p, win[(u + D) % S], j + D < nj, sz);
-        tess_cp_commit();
-        {
-          T o[2];
-          tess_ld_pairs<T, 1>(o, &win[u % S][own]);
-          q[0][u % Q] = o[0], q[1][u % Q] = o[1];
-        }
-        if (j >= 2 * R && (m0 || m1)) { /* the cells R planes below */
-          const T *pl = win[(u + S - R) % S];
-          T xv[2 * XL], yv[2 * R + 1][2], res[2];
-          tess_ld_pairs<T, XL>(xv, pl + xrow);
-#pragma unroll
-          for (int k = 1; k <= R; k++) {
-            tess_ld_pairs<T, 1>(yv[R + k], pl + own + k * G::WS);
-            tess_ld_pairs<T, 1>(yv[R - k], pl + own - k * G::WS);
-          }
-          yv[R][0] = xv[R + G::P], yv[R][1] = xv[R + G::P + 1];
-#pragma unroll
-          for (int h = 0; h < 2; h++) {
-            typename Op::C c = c0;
-            c.in[0] = in + h, c.out[0] = &res[h];
-            c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[h];
-            c.pl = pl + own + h, c.wp = G::WS, c.fs = PL;
-            c.xr = &xv[R + G::P + h], c.yr = &yv[R][h], c.ys = 2;
-            c.wr = WR, c.cx = c0.cx + h, c.cz = c0.cz + j - 2 * R;
-            Op::cell(&c);
-          }
-          tess_st_pair(out, res, m0, m1);
-        }
-        if (j >= 2 * R) out += sz, in += sz;
-      }
-    }
-  }
-}
-
-/* The two-level z-march of tess_stencil_zq2 with two cells a thread: inner at the own pair
- * from registers, on the block's one-cell ring (up to MS ring cells a thread) from the slots,
- * outer over mu pairs; one barrier a plane fewer per cell. */
+/* The two-level z-march of tess_stencil_zk2 with two cells a thread along x (one row): inner at
+ * the own pair from registers, on the block's one-cell ring (up to MS ring cells a thread) from
+ * the slots, outer over mu pairs. */
 template <typename Op, int BXT, int BY, int ZC, int MINB, int D0, bool WR>
 __global__ void __launch_bounds__(BXT *BY, MINB)
     tess_stencil_zp2(const __grid_constant__ tess_stencil_plan p) {
@@ -722,44 +711,33 @@ void tess_stencil_launch_cells(const tess_stencil_plan *p, void *stream) {
   tess_stencil_check_launch();
 }
 
-/* The staged z-marches' blocks (x, y), blocks per SM asked of the compiler, planes per block:
- * the fastest of bench/stencil_kernel_bench.cu's variants on an H100 at 512^3 (heat orders 2
- * and 6, Cahn–Hilliard fused; docs/performance.md, 2026-11-25 stencil section). */
-template <typename T> struct tess_zq_shape { /* one level: double */
-  static constexpr int BX = 64, BY = 8, MINB = 2, ZC = 64;
+/* The staged z-marches' blocks: K cells a thread along y (tess_stencil_zk, zk2) in blocks of
+ * BX x BY threads, blocks per SM asked of the compiler, the most planes a block walks (fewer on
+ * small grids: tess_zchunk), planes in flight (0: tess_depth). The fastest of bench/
+ * stencil_kernel_bench.cu's variants at 512^3 on an H100 and an H200 (heat orders 2 and 6,
+ * Cahn-Hilliard fused; docs/performance.md, 2026-11-28 stencil section). */
+template <typename T, bool R1> struct tess_zk_shape { /* one level, radius > 1, double */
+  static constexpr int K = 4, BX = 128, BY = 4, MINB = 1, ZC = 128;
 };
-template <> struct tess_zq_shape<float> {
-  static constexpr int BX = 64, BY = 4, MINB = 4, ZC = 64;
+template <> struct tess_zk_shape<float, false> {
+  static constexpr int K = 4, BX = 128, BY = 4, MINB = 1, ZC = 256;
 };
-template <typename T> struct tess_zq2_shape { /* two levels: double */
-  static constexpr int BX = 64, BY = 4, MINB = 4, ZC = 64, D = 2;
+template <typename T> struct tess_zk_shape<T, true> { /* radius 1 (heat order 2, ch_mu) */
+  static constexpr int K = 4, BX = 256, BY = 2, MINB = 1, ZC = 64;
 };
-template <> struct tess_zq2_shape<float> {
-  static constexpr int BX = 32, BY = 8, MINB = 4, ZC = 64, D = 2;
+template <typename T>
+struct tess_zk2_shape { /* two levels (no bound on the planes a block walks) */
+  static constexpr int K = 4, BX = 128, BY = 4, MINB = 1, ZC = 0, D = 2;
 };
-
-/* Radius 1 (heat order 2, ch_mu): one cell a thread in wide blocks measured fastest. */
-template <typename T> struct tess_zq1_shape { /* double */
-  static constexpr int BX = 256, BY = 2, MINB = 2, ZC = 64;
-};
-template <> struct tess_zq1_shape<float> {
-  static constexpr int BX = 128, BY = 4, MINB = 2, ZC = 64;
-};
-/* Two cells a thread (BXT threads, 2 BXT cells along x), where the fields allow it. */
-template <typename T> struct tess_zp_shape { /* one level, radius > 1 (float) */
-  static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64;
-};
-template <typename T> struct tess_zp2_shape { /* two levels: double */
-  static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64, D = 8;
-};
-template <> struct tess_zp2_shape<float> {
+/* Two cells a thread along x (BXT threads, 2 BXT cells), two levels, float, fields paired. */
+template <typename T> struct tess_zp2_shape {
   static constexpr int BXT = 32, BY = 8, MINB = 2, ZC = 64, D = 3;
 };
 
 /* The staged z-march pays where the region is a real 3D box; thin slabs go cell by cell. */
 static inline bool tess_stencil_staged(const tess_stencil_plan *p, int nc) {
   return p->active[0] && p->active[1] && p->active[2] && p->nc == nc && p->n[0] >= 16 &&
-         p->n[1] >= 8 && p->n[2] >= 8;
+         p->n[1] >= 8 && p->n[2] >= 8 && p->pos[2] <= INT_MAX; /* tess_flat's offsets */
 }
 
 /* Above 48 KiB of shared memory a kernel must ask, on each device (StarPU may drive several). */
@@ -770,31 +748,6 @@ template <typename K> void tess_stencil_smem(K kernel, size_t bytes) {
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
-template <typename Op, int R, int NC, int BX, int BY, int ZC, int MINB, int D, bool WR>
-void tess_stencil_launch_zq(const tess_stencil_plan *p, void *stream) {
-  const dim3 b(BX, BY, 1);
-  const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
-               (unsigned)((p->n[2] + ZC - 1) / ZC));
-  typedef tess_ring<BX, BY, R> G;
-  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::W * G::H;
-  tess_stencil_smem(tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D, WR>, bytes);
-  tess_stencil_zq<Op, R, NC, BX, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
-  tess_stencil_check_launch();
-}
-
-template <typename Op, int BX, int BY, int ZC, int MINB, int D, bool WR>
-void tess_stencil_launch_zq2(const tess_stencil_plan *p, void *stream) {
-  const dim3 b(BX, BY, 1);
-  const dim3 g((unsigned)((p->n[0] + BX - 1) / BX), (unsigned)((p->n[1] + BY - 1) / BY),
-               (unsigned)((p->n[2] + ZC - 1) / ZC));
-  typedef tess_ring<BX, BY, 2> G;
-  typedef tess_ring<BX, BY, 1> M;
-  const size_t bytes = sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::W * G::H + M::W * M::H);
-  tess_stencil_smem(tess_stencil_zq2<Op, BX, BY, ZC, MINB, D, WR>, bytes);
-  tess_stencil_zq2<Op, BX, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
-  tess_stencil_check_launch();
-}
-
 /* Two cells a thread need pairs aligned in device memory: even row and plane pitches, and the
  * input and output fields starting on a pair (cudaMalloc's and StarPU's buffers do). */
 template <typename T> static inline bool tess_stencil_paired(const tess_stencil_plan *p) {
@@ -803,17 +756,63 @@ template <typename T> static inline bool tess_stencil_paired(const tess_stencil_
          (size_t)p->out[0] % a == 0;
 }
 
-template <typename Op, int R, int BXT, int BY, int ZC, int MINB, int D, bool WR>
-void tess_stencil_launch_zp(const tess_stencil_plan *p, void *stream) {
-  constexpr int BX = 2 * BXT;
-  const dim3 b(BXT, BY, 1);
-  const dim3 g((unsigned)((p->n[0] + (p->lo[0] & 1) + BX - 1) / BX),
-               (unsigned)((p->n[1] + BY - 1) / BY), (unsigned)((p->n[2] + ZC - 1) / ZC));
-  typedef tess_pairs<typename Op::T, BX, BY, R, BXT * BY> G;
-  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
-  tess_stencil_smem(tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D, WR>, bytes);
-  tess_stencil_zp<Op, R, BXT, BY, ZC, MINB, D, WR><<<g, b, bytes, (cudaStream_t)stream>>>(*p);
+/* Planes a block walks along z: the chunk that minimises (waves of blocks) x (chunk + the halo
+ * planes each block copies first), slots blocks resident at a time (mhd_cuda.cu's plan_tiles),
+ * at most zmax (0: no bound). The bound is measured: at 512^3 one chunk a column (one wave, no
+ * plane copied twice) ran 7% slower in double than chunks of 128 planes (H100). */
+static inline int tess_zchunk(long long columns, int n2, int halo, int slots, int zmax) {
+  double best = 1e300;
+  int zc = n2;
+  for (int nzc = 1; nzc <= n2; nzc++) {
+    const int len = (n2 + nzc - 1) / nzc;
+    if (nzc > 1 && len == (n2 + nzc - 2) / (nzc - 1)) continue; /* same chunks as nzc - 1 */
+    if (zmax && len > zmax) continue;
+    const long long waves = (columns * ((n2 + len - 1) / len) + slots - 1) / slots;
+    const double cost = (double)waves * (len + halo);
+    if (cost < best - 1e-9) best = cost, zc = len;
+  }
+  return zc;
+}
+
+/* Blocks of kernel k (nt threads, smem bytes) resident on the current device at once. */
+template <typename K> static int tess_slots(K k, int nt, size_t smem) {
+  int dev = 0, nsm = 1, per = 1;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
+  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, nt, smem);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+  return nsm * (per > 0 ? per : 1);
+}
+
+/* Launches a staged z-march of BX x BY threads owning BX x CY cells a block, halo planes copied
+ * before its first cell, at most ZC planes a block (0: no bound). */
+template <int BX, int BY, int CY, int ZC, typename Kern>
+void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, int halo,
+                           void *stream) {
+  tess_stencil_smem(kern, bytes);
+  const unsigned gx = (unsigned)((p->n[0] + BX - 1) / BX), gy = (unsigned)((p->n[1] + CY - 1) / CY);
+  const int zc =
+      tess_zchunk((long long)gx * gy, p->n[2], halo, tess_slots(kern, BX * BY, bytes), ZC);
+  const dim3 b(BX, BY, 1), g(gx, gy, (unsigned)((p->n[2] + zc - 1) / zc));
+  kern<<<g, b, bytes, (cudaStream_t)stream>>>(*p, zc);
   tess_stencil_check_launch();
+}
+
+template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
+void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
+  typedef tess_flat<typename Op::T, BX, BY * K, R, BX * BY> G;
+  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
+  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR>, p,
+                                            bytes, 2 * R, stream);
+}
+
+template <typename Op, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
+void tess_stencil_launch_zk2(const tess_stencil_plan *p, void *stream) {
+  typedef tess_flat<typename Op::T, BX, BY * K, 2, BX * BY> G;
+  const size_t bytes =
+      sizeof(typename Op::T) * ((4 + (D ? D : 2)) * G::WS * G::H + (BX + 2) * (BY * K + 2));
+  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk2<Op, K, BX, BY, MINB, D, WR>, p, bytes,
+                                            4, stream);
 }
 
 template <typename Op, int BXT, int BY, int ZC, int MINB, int D, bool WR>
@@ -830,43 +829,34 @@ void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
   tess_stencil_check_launch();
 }
 
-/* One-level kernels: the staged z-march for one input of one component, else cell by cell.
- * Radius 1: one cell a thread in wide blocks (tess_zq1_shape); larger radii: in float two
- * cells a thread where the fields pair up (tess_stencil_paired), else one. In double the pairs
- * ran no faster alone (heat6 at 512^3 on three H100s: 0.990 / 0.970 / 0.968 ms against 1.012 /
- * 0.960 / 0.947 one cell a thread): fewer instructions, but half the warps. */
+/* One-level kernels: the staged z-march for one input of one component, else cell by cell. */
 template <typename Op, int R, bool WR>
 void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
-  typedef typename Op::T T;
-  if (!(p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))) {
+  typedef tess_zk_shape<typename Op::T, R == 1> Z;
+  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))
+    tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
+  else
     tess_stencil_launch_cells<Op, WR>(p, stream);
-  } else if (R == 1) {
-    typedef tess_zq1_shape<T> Z;
-    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
-  } else if (sizeof(T) < 8 && tess_stencil_paired<T>(p)) {
-    typedef tess_zp_shape<T> Z;
-    tess_stencil_launch_zp<Op, R, Z::BXT, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
-  } else {
-    typedef tess_zq_shape<T> Z;
-    tess_stencil_launch_zq<Op, R, 1, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
-  }
 }
 
+/* Two-level kernels: radius 2 staged (in float two cells a thread where the fields pair up),
+ * else the plain z-march in 3D, else cell by cell. */
 template <typename Op, int R, bool WR>
 void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
+  typedef typename Op::T T;
   if (!(p->active[0] && p->active[1] && p->active[2])) {
     tess_stencil_launch_cells<Op, WR>(p, stream);
     return;
   }
   if constexpr (R == 2) /* the staged form's reach */
-    if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1) &&
-        tess_stencil_paired<typename Op::T>(p)) {
-      typedef tess_zp2_shape<typename Op::T> Z;
-      tess_stencil_launch_zp2<Op, Z::BXT, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
-      return;
-    } else if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
-      typedef tess_zq2_shape<typename Op::T> Z;
-      tess_stencil_launch_zq2<Op, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
+    if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
+      if (sizeof(T) < 8 && tess_stencil_paired<T>(p)) {
+        typedef tess_zp2_shape<T> Z;
+        tess_stencil_launch_zp2<Op, Z::BXT, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
+      } else {
+        typedef tess_zk2_shape<T> Z;
+        tess_stencil_launch_zk2<Op, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR>(p, stream);
+      }
       return;
     }
   const dim3 zb(ZX, ZY, 1);
