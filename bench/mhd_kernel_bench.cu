@@ -78,10 +78,11 @@ template <> struct prec<float> {
 
 template <class T> static const char *kind_name(int kind) {
   static char buf[64];
-  const char *k = kind == G::KIND_AUTO      ? "auto"
-                  : kind == G::KIND_TILED   ? "tiled32x8"
-                  : kind == G::KIND_TILED16 ? "tiled16x16"
-                                            : "generic";
+  const char *k = kind == G::KIND_AUTO        ? "auto"
+                  : kind == G::KIND_TILED     ? (sizeof(T) == 4 ? "tiled" : "tiled32x8")
+                  : kind == G::KIND_TILED16   ? "tiled16x16"
+                  : kind == G::KIND_TILED32X8 ? "tiled32x8"
+                                              : "generic";
   std::snprintf(buf, sizeof buf, "%s %s", prec<T>::name, k);
   return buf;
 }
@@ -269,7 +270,9 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (kind == G::KIND_AUTO) kind = G::auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = G::KIND_GENERIC;
   const bool wr = p.wg[0] | p.wg[1] | p.wg[2]; /* as launch_tiled and launch_generic pick */
-  if (kind == G::KIND_TILED)
+  if (kind == G::KIND_TILED && G::tall_tile(p))
+    wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
+  else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
     wr ? emulate_tiled<32, 8, true>(p) : emulate_tiled<32, 8, false>(p);
   else if (kind == G::KIND_TILED16)
     wr ? emulate_tiled<16, 16, true>(p) : emulate_tiled<16, 16, false>(p);
@@ -416,9 +419,9 @@ template <class T> static void validate(bool quick) {
   tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
   def.dt = 0x1p-23;
   const variant prod = G::KIND_AUTO;
-  const std::vector<variant> all = {G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16};
-  const std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC,
-                                      G::KIND_TILED16};
+  std::vector<variant> all = {G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16};
+  std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16};
+  if (sizeof(T) == 4) all.push_back(G::KIND_TILED32X8), exact.push_back(G::KIND_TILED32X8);
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",
               prec<T>::name, sizeof(T) == sizeof(double) ? "" : "_f32");
@@ -662,9 +665,10 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
   CHECK(cudaDeviceSynchronize());
   const double bpc = prec<T>::bytes_per_cell;
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
-  const std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED16, G::KIND_GENERIC};
+  std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED16, G::KIND_GENERIC};
+  if (sizeof(T) == 4) vs.insert(vs.begin() + 1, G::KIND_TILED32X8);
   for (const variant &v : vs) {
-    if (g_auto_only && v != G::KIND_AUTO) continue;
+    if (g_auto_only && v != G::KIND_AUTO && v != G::KIND_TILED32X8) continue;
     T *cur = din, *prev = dout;
     auto step = [&] {
       for (int k = 0; k < 3; k++) {

@@ -28,8 +28,11 @@
  *            registers per thread, no spills) and one block's plane loads and start-up hide
  *            behind the other's arithmetic. H100, 256^3: 7.0 ms per RK3 step in double, 3.8 in
  *            float (bench/results/2026-11-27-h100-plain-copy.txt; docs/performance.md's 7.6 and
- *            4.2, issue 17, are from before copy_rect's present form). The tile stays 32 x 8
- *            (16 x 16 is 6% slower in double, 41% in float). Region cells of partial tiles are
+ *            4.2, issue 17, are from before copy_rect's present form). The tile is 32 x 8 (16 x
+ *            16 is 6% slower in double, 41% in float), but in float 32 x 16 where n1 >= 16: one
+ *            block of 16 warps per SM in 174 KiB, the ring's copies 1.63 a cell instead of 2.08;
+ *            2-4% faster as a lone tile (wrapping), within 1% otherwise (H100, 128^3 to 512^3,
+ *            bench/results/2026-11-28-h100-mhd-s9.txt). Region cells of partial tiles are
  *            masked; nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
@@ -634,8 +637,15 @@ enum kernel_kind {
   KIND_AUTO = 0,
   KIND_TILED = 1,
   KIND_GENERIC = 2,
-  KIND_TILED16 = 3,
+  KIND_TILED16 = 3,   /* benchmark builds */
+  KIND_TILED32X8 = 4, /* benchmark builds: 32 x 8 in float too */
 };
+
+/* The tiled kernel's tile is 32 x 16 in float where the region is 16 cells deep in y (the header).
+ */
+template <class T> static bool tall_tile(const kparams<T> &p) {
+  return sizeof(T) == 4 && p.hi[1] - p.lo[1] >= 16;
+}
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
  * would leave 29 of 32 lanes idle). */
@@ -785,13 +795,18 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tiled<16, 16, T>(p, s);
     return;
   }
-#else
-  if (kind == KIND_TILED16) kind = KIND_TILED;
-#endif
-  if (kind == KIND_TILED)
+  if (kind == KIND_TILED32X8) {
     launch_tiled<32, 8, T>(p, s);
-  else
+    return;
+  }
+#endif
+  if (kind == KIND_TILED16 || kind == KIND_TILED32X8) kind = KIND_TILED;
+  if (kind != KIND_TILED)
     launch_generic<T>(p, s);
+  else if (tall_tile(p))
+    launch_tiled<32, 16, T>(p, s);
+  else
+    launch_tiled<32, 8, T>(p, s);
 }
 
 } // namespace tess_mhd_gpu
