@@ -34,9 +34,10 @@ TESS_HD real TESS_FN(tess_mem)(const tess_cell *c, int f, int comp, int dx, int 
 }
 
 /* TESS_AX on the GPU: a staged input's offsets along z (and the cell itself) come from the
- * registers q or the planes pl, its offsets along x and y from registers xr, yr (a thread of
- * two cells loads them as pairs) or the cell's plane; the rest from device memory. The same values
- * either way, so the arithmetic and its bits do not change. */
+ * registers q or the planes pl, its offsets along x and y from registers xr, yr (loaded once
+ * for a thread's cells: its column along y, its rows or pairs along x) or the cell's plane; the
+ * rest from device memory. The same values either way, so the arithmetic and its bits do not
+ * change. */
 TESS_HD real TESS_FN(tess_ax)(const tess_cell *c, int f, int comp, int a, int k) {
   if (f < c->nw) {
     const int i = f * c->nc + comp;
