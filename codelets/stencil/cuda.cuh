@@ -129,9 +129,9 @@ __device__ __forceinline__ void tess_ring_pos(int h, int &lx, int &ly) {
   }
 }
 
+/* A ring-r window around a block of BX x BY cells: its width, height and ring cells. */
 template <int BX, int BY, int r> struct tess_ring {
   static constexpr int W = BX + 2 * r, H = BY + 2 * r, N = W * H - BX * BY;
-  static constexpr int SLOTS = (N + BX * BY - 1) / (BX * BY); /* ring cells per thread */
 };
 
 /* Periodic wrap of region coordinate c along axis a (WR: tess_region.wrap), else c itself. */
