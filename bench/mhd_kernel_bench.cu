@@ -78,11 +78,12 @@ template <> struct prec<float> {
 
 template <class T> static const char *kind_name(int kind) {
   static char buf[64];
-  const char *k = kind == G::KIND_AUTO        ? "auto"
-                  : kind == G::KIND_TILED     ? (sizeof(T) == 4 ? "tiled" : "tiled32x8")
-                  : kind == G::KIND_TILED16   ? "tiled16x16"
-                  : kind == G::KIND_TILED32X8 ? "tiled32x8"
-                                              : "generic";
+  const char *k = kind == G::KIND_AUTO          ? "auto"
+                  : kind == G::KIND_TILED       ? (sizeof(T) == 4 ? "tiled" : "tiled32x8")
+                  : kind == G::KIND_TILED16     ? "tiled16x16"
+                  : kind == G::KIND_TILED32X8   ? "tiled32x8"
+                  : kind == G::KIND_TILED_WHOLE ? "tiled-whole"
+                                                : "generic";
   std::snprintf(buf, sizeof buf, "%s %s", prec<T>::name, k);
   return buf;
 }
@@ -235,7 +236,11 @@ static void report(const char *what, const char *kernel, int k, const ulp_stats 
 
 template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams<T> p) {
   typedef G::tile_geom<TX, TY, T> TG;
-  G::plan_tiles<TX, TY>(p, 8); /* few slots: z chunks of several planes, each marched */
+  G::plan_tiles<TX, TY>(p, 8, true);      /* few slots: z chunks of several planes, each marched */
+  if (p.full == p.items && p.tlen >= 3) { /* no pieces planned: the last row's items in 3 */
+    const int tiles = p.ntx * p.nty;
+    p.full = p.items - (p.items < tiles ? p.items : tiles), p.tpc = 3, p.tlen = (p.tlen + 2) / 3;
+  }
   std::vector<T> sm(TG::TOTAL);
   const int items = G::tiles_total(p);
   std::vector<G::tile_state<T>> st(TG::NT);
@@ -270,6 +275,7 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (kind == G::KIND_AUTO) kind = G::auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = G::KIND_GENERIC;
   const bool wr = p.wg[0] | p.wg[1] | p.wg[2]; /* as launch_tiled and launch_generic pick */
+  if (kind == G::KIND_TILED_WHOLE) kind = G::KIND_TILED; /* the emulation cuts pieces always */
   if (kind == G::KIND_TILED && G::tall_tile(p))
     wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
@@ -665,10 +671,11 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
   CHECK(cudaDeviceSynchronize());
   const double bpc = prec<T>::bytes_per_cell;
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
-  std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED16, G::KIND_GENERIC};
+  std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED_WHOLE, G::KIND_TILED16, G::KIND_GENERIC};
   if (sizeof(T) == 4) vs.insert(vs.begin() + 1, G::KIND_TILED32X8);
   for (const variant &v : vs) {
-    if (g_auto_only && v != G::KIND_AUTO && v != G::KIND_TILED32X8) continue;
+    if (g_auto_only && v != G::KIND_AUTO && v != G::KIND_TILED32X8 && v != G::KIND_TILED_WHOLE)
+      continue;
     T *cur = din, *prev = dout;
     auto step = [&] {
       for (int k = 0; k < 3; k++) {

@@ -29,11 +29,14 @@
  *            behind the other's arithmetic. H100, 256^3: 7.0 ms per RK3 step in double, 3.8 in
  *            float (bench/results/2026-11-27-h100-plain-copy.txt; docs/performance.md's 7.6 and
  *            4.2, issue 17, are from before copy_rect's present form). The tile is 32 x 8 (16 x
- *            16 is 6% slower in double, 41% in float), but in float 32 x 16 where n1 >= 16: one
- *            block of 16 warps per SM in 174 KiB, the ring's copies 1.63 a cell instead of 2.08;
- *            2-4% faster as a lone tile (wrapping), within 1% otherwise (H100, 128^3 to 512^3,
- *            bench/results/2026-11-28-h100-mhd-s9.txt). Region cells of partial tiles are
- *            masked; nothing outside [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
+ *            16 is 6% slower in double, 41% in float), but 32 x 16 for a lone tile in float
+ *            (wrapping, n1 >= 16): one block of 16 warps per SM in 174 KiB, the ring's copies
+ *            1.63 a cell instead of 2.08; 1-5% faster there, 1-3% slower or equal in the plain
+ *            form (H100, 128^3 to 512^3, bench/results/2026-11-28-h100-mhd-s9.txt). Blocks
+ *            take items (a tile's z chunk) in waves; where the last wave would leave SMs idle
+ *            its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3% faster.
+ *            Region cells of partial tiles are masked; nothing outside [lo - 3, hi + 3) is read,
+ *            nothing outside [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -148,7 +151,10 @@ template <class T> struct kparams {
   int lo[3], hi[3];
   typename pass<T>::coef c; /* mhd_cell.h's constants, as the CPU version's */
   int ntx, nty, zlen;       /* tiled kernel: tiles along x, y; z chunk length */
-  int dim[3], wg[3];        /* tess_region.wrap: the ghost widths, else 0 */
+  int items, full, tpc;     /* items (tile x chunk); the first `full` taken whole by one block
+                               each, the rest (the last wave's) cut in tpc pieces of tlen planes */
+  int tlen;
+  int dim[3], wg[3]; /* tess_region.wrap: the ghost widths, else 0 */
 };
 
 /* Padded coordinate c of axis a as a kernel built for tess_region.wrap (WR) reads it: its
@@ -357,15 +363,29 @@ struct tile_item {
   int X0, Y0, z0, z1;
 };
 
+/* Block b's tile and planes: item b (tile b mod ntx nty, chunk b / ntx nty) while b < full;
+ * past it piece (b - full) / tail of item full + (b - full) mod tail, tail = items - full. The
+ * pieces of the last wave's items go piece by piece, so blocks running at once march
+ * neighbouring tiles at the same planes (their halo rows shared in L2). */
 template <int TX, int TY, class T> TMG_HD tile_item tile_of(const kparams<T> &p, int b) {
+  int i = b, piece = -1;
+  if (b >= p.full) {
+    const int tail = p.items - p.full;
+    piece = (b - p.full) / tail;
+    i = p.full + (b - p.full) % tail;
+  }
   const int tiles = p.ntx * p.nty;
-  const int zc = b / tiles, t = b - zc * tiles;
+  const int zc = i / tiles, t = i - zc * tiles;
   const int ty = t / p.ntx, tx = t - ty * p.ntx;
   tile_item it;
   it.X0 = p.lo[0] + tx * TX;
   it.Y0 = p.lo[1] + ty * TY;
   it.z0 = p.lo[2] + zc * p.zlen;
   it.z1 = it.z0 + p.zlen < p.hi[2] ? it.z0 + p.zlen : p.hi[2];
+  if (piece >= 0) {
+    it.z0 += piece * p.tlen;
+    it.z1 = it.z0 + p.tlen < it.z1 ? it.z0 + p.tlen : it.z1;
+  }
   return it;
 }
 
@@ -637,14 +657,14 @@ enum kernel_kind {
   KIND_AUTO = 0,
   KIND_TILED = 1,
   KIND_GENERIC = 2,
-  KIND_TILED16 = 3,   /* benchmark builds */
-  KIND_TILED32X8 = 4, /* benchmark builds: 32 x 8 in float too */
+  KIND_TILED16 = 3,     /* benchmark builds */
+  KIND_TILED32X8 = 4,   /* benchmark builds: 32 x 8 in float too */
+  KIND_TILED_WHOLE = 5, /* benchmark builds: the tiled kernel, items whole (no pieces) */
 };
 
-/* The tiled kernel's tile is 32 x 16 in float where the region is 16 cells deep in y (the header).
- */
+/* The tiled kernel's tile is 32 x 16 for a lone tile in float 16 cells deep in y (the header). */
 template <class T> static bool tall_tile(const kparams<T> &p) {
-  return sizeof(T) == 4 && p.hi[1] - p.lo[1] >= 16;
+  return sizeof(T) == 4 && p.hi[1] - p.lo[1] >= 16 && (p.wg[0] | p.wg[1] | p.wg[2]);
 }
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
@@ -700,10 +720,14 @@ template <class T> static bool make_kparams(const tess_region *r, kparams<T> &p)
   return true;
 }
 
-/* Tiles and z chunks: the chunk length that minimises (waves of blocks) x (chunk + ~4 planes
- * of start-up), `slots` blocks resident at a time. */
-template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slots) {
+/* Tiles and z chunks: the chunk length that minimises (waves of blocks) x (chunk + ~4 planes of
+ * start-up), `slots` blocks resident at a time; then, where split, the last wave's items (when
+ * it is partial and they lie in the last row of chunks) cut in pieces if that promises 1%: the
+ * pieces fill the SMs the last wave of whole items would leave idle (512^3 in double on an H100:
+ * 100 items for 132 SMs). */
+template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slots, bool split) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
+  if (slots < 1) slots = 1;
   p.ntx = (n0 + TX - 1) / TX;
   p.nty = (n1 + TY - 1) / TY;
   const long long tiles = (long long)p.ntx * p.nty;
@@ -713,18 +737,28 @@ template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slo
     const int zlen = (n2 + nzc - 1) / nzc;
     if (nzc > 1 && zlen == (n2 + nzc - 2) / (nzc - 1)) continue; /* same chunking as nzc - 1 */
     const long long items = tiles * ((n2 + zlen - 1) / zlen);
-    const long long waves = (items + slots - 1) / (slots > 0 ? slots : 1);
+    const long long waves = (items + slots - 1) / slots;
     const double cost = (double)waves * (zlen + 4.0);
     if (cost < best - 1e-9) {
       best = cost;
       p.zlen = zlen;
     }
   }
+  const long long nz = (n2 + p.zlen - 1) / p.zlen, items = tiles * nz, r = items % slots;
+  const int last = n2 - (int)(nz - 1) * p.zlen; /* planes of the last row's chunks */
+  p.items = (int)items, p.full = (int)items, p.tpc = 1, p.tlen = last;
+  if (!split || r == 0 || r > tiles) return;
+  double bt = 0.99 * (last + 4.0); /* the last wave of whole items */
+  for (int k = 2; k <= 64 && k <= last; k++) {
+    const int len = (last + k - 1) / k;
+    const double c = (double)((r * k + slots - 1) / slots) * (len + 4.0);
+    if (c < bt - 1e-9) bt = c, p.full = (int)(items - r), p.tpc = k, p.tlen = len;
+  }
 }
 
+/* Blocks of a tiled launch. */
 template <class T> static int tiles_total(const kparams<T> &p) {
-  const int n2 = p.hi[2] - p.lo[2];
-  return p.ntx * p.nty * ((n2 + p.zlen - 1) / p.zlen);
+  return p.full + (p.items - p.full) * p.tpc;
 }
 
 static void check_launch() {
@@ -735,7 +769,7 @@ static void check_launch() {
 /* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
  * its z chunks planned for the blocks that fit on the device at once. */
 template <int TX, int TY, class T, class K>
-static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s) {
+static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split) {
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
@@ -745,17 +779,18 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, nt, smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
-  plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1));
+  plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1), split);
   kern<<<tiles_total(p), nt, smem, s>>>(p);
   check_launch();
 }
 
-template <int TX, int TY, class T> static void launch_tiled(kparams<T> &p, cudaStream_t s) {
+template <int TX, int TY, class T>
+static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true) {
   typedef tile_geom<TX, TY, T> G;
   if (p.wg[0] | p.wg[1] | p.wg[2])
-    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, true>, G::NT, G::SMEM, p, s);
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, true>, G::NT, G::SMEM, p, s, split);
   else
-    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s);
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split);
 }
 
 template <class T> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
@@ -799,8 +834,15 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tiled<32, 8, T>(p, s);
     return;
   }
+  if (kind == KIND_TILED_WHOLE) {
+    if (tall_tile(p))
+      launch_tiled<32, 16, T>(p, s, false);
+    else
+      launch_tiled<32, 8, T>(p, s, false);
+    return;
+  }
 #endif
-  if (kind == KIND_TILED16 || kind == KIND_TILED32X8) kind = KIND_TILED;
+  if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE) kind = KIND_TILED;
   if (kind != KIND_TILED)
     launch_generic<T>(p, s);
   else if (tall_tile(p))
