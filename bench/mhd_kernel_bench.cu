@@ -78,12 +78,13 @@ template <> struct prec<float> {
 
 template <class T> static const char *kind_name(int kind) {
   static char buf[64];
-  const char *k = kind == G::KIND_AUTO          ? "auto"
-                  : kind == G::KIND_TILED       ? (sizeof(T) == 4 ? "tiled" : "tiled32x8")
-                  : kind == G::KIND_TILED16     ? "tiled16x16"
-                  : kind == G::KIND_TILED32X8   ? "tiled32x8"
-                  : kind == G::KIND_TILED_WHOLE ? "tiled-whole"
-                                                : "generic";
+  const char *k = kind == G::KIND_AUTO           ? "auto"
+                  : kind == G::KIND_TILED        ? (sizeof(T) == 4 ? "tiled" : "tiled32x8")
+                  : kind == G::KIND_TILED16      ? "tiled16x16"
+                  : kind == G::KIND_TILED32X8    ? "tiled32x8"
+                  : kind == G::KIND_TILED_WHOLE  ? "tiled-whole"
+                  : kind == G::KIND_TILED_PIECES ? "tiled-pieces"
+                                                 : "generic";
   std::snprintf(buf, sizeof buf, "%s %s", prec<T>::name, k);
   return buf;
 }
@@ -236,11 +237,8 @@ static void report(const char *what, const char *kernel, int k, const ulp_stats 
 
 template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams<T> p) {
   typedef G::tile_geom<TX, TY, T> TG;
-  G::plan_tiles<TX, TY>(p, 8, true);      /* few slots: z chunks of several planes, each marched */
-  if (p.full == p.items && p.tlen >= 3) { /* no pieces planned: the last row's items in 3 */
-    const int tiles = p.ntx * p.nty;
-    p.full = p.items - (p.items < tiles ? p.items : tiles), p.tpc = 3, p.tlen = (p.tlen + 2) / 3;
-  }
+  G::plan_tiles<TX, TY>(p, 8, true); /* few slots: z chunks of several planes, each marched */
+  G::force_pieces(p, 3);             /* where none are planned: the last row's items in 3 pieces */
   std::vector<T> sm(TG::TOTAL);
   const int items = G::tiles_total(p);
   std::vector<G::tile_state<T>> st(TG::NT);
@@ -275,7 +273,8 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (kind == G::KIND_AUTO) kind = G::auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = G::KIND_GENERIC;
   const bool wr = p.wg[0] | p.wg[1] | p.wg[2]; /* as launch_tiled and launch_generic pick */
-  if (kind == G::KIND_TILED_WHOLE) kind = G::KIND_TILED; /* the emulation cuts pieces always */
+  if (kind == G::KIND_TILED_WHOLE || kind == G::KIND_TILED_PIECES)
+    kind = G::KIND_TILED; /* the emulation cuts pieces always */
   if (kind == G::KIND_TILED && G::tall_tile(p))
     wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
@@ -425,8 +424,10 @@ template <class T> static void validate(bool quick) {
   tess_mhd_params def = TESS_MHD_PARAMS_DEFAULT;
   def.dt = 0x1p-23;
   const variant prod = G::KIND_AUTO;
-  std::vector<variant> all = {G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16};
-  std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16};
+  std::vector<variant> all = {G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16,
+                              G::KIND_TILED_PIECES};
+  std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16,
+                                G::KIND_TILED_PIECES};
   if (sizeof(T) == 4) all.push_back(G::KIND_TILED32X8), exact.push_back(G::KIND_TILED32X8);
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",

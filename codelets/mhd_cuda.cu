@@ -657,9 +657,10 @@ enum kernel_kind {
   KIND_AUTO = 0,
   KIND_TILED = 1,
   KIND_GENERIC = 2,
-  KIND_TILED16 = 3,     /* benchmark builds */
-  KIND_TILED32X8 = 4,   /* benchmark builds: 32 x 8 in float too */
-  KIND_TILED_WHOLE = 5, /* benchmark builds: the tiled kernel, items whole (no pieces) */
+  KIND_TILED16 = 3,      /* benchmark builds */
+  KIND_TILED32X8 = 4,    /* benchmark builds: 32 x 8 in float too */
+  KIND_TILED_WHOLE = 5,  /* benchmark builds: the tiled kernel, items whole (no pieces) */
+  KIND_TILED_PIECES = 6, /* benchmark builds: the tiled kernel, the last row in 3 pieces always */
 };
 
 /* The tiled kernel's tile is 32 x 16 for a lone tile in float 16 cells deep in y (the header). */
@@ -756,6 +757,14 @@ template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slo
   }
 }
 
+/* Cuts the last row of items in k pieces where the plan cut none (checks of the pieces on grids
+ * too small to plan them: the emulation, KIND_TILED_PIECES). */
+template <class T> static void force_pieces(kparams<T> &p, int k) {
+  if (p.full != p.items || p.tlen < k) return;
+  const int tiles = p.ntx * p.nty;
+  p.full = p.items - (p.items < tiles ? p.items : tiles), p.tpc = k, p.tlen = (p.tlen + k - 1) / k;
+}
+
 /* Blocks of a tiled launch. */
 template <class T> static int tiles_total(const kparams<T> &p) {
   return p.full + (p.items - p.full) * p.tpc;
@@ -769,7 +778,8 @@ static void check_launch() {
 /* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
  * its z chunks planned for the blocks that fit on the device at once. */
 template <int TX, int TY, class T, class K>
-static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split) {
+static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split,
+                          int force) {
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
@@ -780,17 +790,18 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, nt, smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1), split);
+  if (force) force_pieces(p, force);
   kern<<<tiles_total(p), nt, smem, s>>>(p);
   check_launch();
 }
 
 template <int TX, int TY, class T>
-static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true) {
+static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0) {
   typedef tile_geom<TX, TY, T> G;
   if (p.wg[0] | p.wg[1] | p.wg[2])
-    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, true>, G::NT, G::SMEM, p, s, split);
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T, true>, G::NT, G::SMEM, p, s, split, force);
   else
-    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split);
+    launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
 template <class T> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
@@ -834,15 +845,19 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tiled<32, 8, T>(p, s);
     return;
   }
-  if (kind == KIND_TILED_WHOLE) {
+  if (kind == KIND_TILED_WHOLE || kind == KIND_TILED_PIECES) {
+    const bool split = kind == KIND_TILED_PIECES;
+    const int force = split ? 3 : 0;
     if (tall_tile(p))
-      launch_tiled<32, 16, T>(p, s, false);
+      launch_tiled<32, 16, T>(p, s, split, force);
     else
-      launch_tiled<32, 8, T>(p, s, false);
+      launch_tiled<32, 8, T>(p, s, split, force);
     return;
   }
 #endif
-  if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE) kind = KIND_TILED;
+  if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE ||
+      kind == KIND_TILED_PIECES)
+    kind = KIND_TILED;
   if (kind != KIND_TILED)
     launch_generic<T>(p, s);
   else if (tall_tile(p))
