@@ -804,6 +804,17 @@ static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int f
     launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
+/* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only). */
+template <class T>
+static void launch_tile(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0) {
+  if constexpr (sizeof(T) == 4)
+    if (tall_tile(p)) {
+      launch_tiled<32, 16, T>(p, s, split, force);
+      return;
+    }
+  launch_tiled<32, 8, T>(p, s, split, force);
+}
+
 template <class T> static void launch_generic(const kparams<T> &p, cudaStream_t s) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
   const unsigned bx = n0 >= 32 ? 32u : n0 >= 16 ? 16u : n0 >= 8 ? 8u : 4u, by = 128u / bx;
@@ -847,23 +858,17 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
   }
   if (kind == KIND_TILED_WHOLE || kind == KIND_TILED_PIECES) {
     const bool split = kind == KIND_TILED_PIECES;
-    const int force = split ? 3 : 0;
-    if (tall_tile(p))
-      launch_tiled<32, 16, T>(p, s, split, force);
-    else
-      launch_tiled<32, 8, T>(p, s, split, force);
+    launch_tile(p, s, split, split ? 3 : 0);
     return;
   }
 #endif
   if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE ||
       kind == KIND_TILED_PIECES)
     kind = KIND_TILED;
-  if (kind != KIND_TILED)
-    launch_generic<T>(p, s);
-  else if (tall_tile(p))
-    launch_tiled<32, 16, T>(p, s);
+  if (kind == KIND_TILED)
+    launch_tile(p, s);
   else
-    launch_tiled<32, 8, T>(p, s);
+    launch_generic<T>(p, s);
 }
 
 } // namespace tess_mhd_gpu
