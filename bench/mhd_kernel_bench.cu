@@ -276,7 +276,7 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (kind == G::KIND_TILED_WHOLE || kind == G::KIND_TILED_PIECES)
     kind = G::KIND_TILED; /* the emulation cuts pieces always */
   if (kind == G::KIND_TILED && G::tall_tile(p))
-    wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
+    emulate_tiled<32, 16, true>(p); /* tall tiles are lone tiles: wrapping */
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
     wr ? emulate_tiled<32, 8, true>(p) : emulate_tiled<32, 8, false>(p);
   else if (kind == G::KIND_TILED16)

@@ -20,7 +20,8 @@ install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 # The stencil layer, for kernels written outside (see README, "Write your own app"): their C files
 # need -ffp-contract=off and their .cu files -fmad=false, as codelets/CMakeLists.txt sets.
-install(FILES ${PROJECT_SOURCE_DIR}/codelets/region.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
+install(FILES ${PROJECT_SOURCE_DIR}/codelets/region.h ${PROJECT_SOURCE_DIR}/codelets/zchunk.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/passes.h

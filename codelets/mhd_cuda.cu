@@ -31,12 +31,12 @@
  *            4.2, issue 17, are from before copy_rect's present form). The tile is 32 x 8 (16 x
  *            16 is 6% slower in double, 41% in float), but 32 x 16 for a lone tile in float
  *            (wrapping, n1 >= 16): one block of 16 warps per SM in 174 KiB, the ring's copies
- *            1.63 a cell instead of 2.08; 1-5% faster there, 1-3% slower or equal in the plain
- *            form (H100, 128^3 to 512^3, bench/results/2026-11-28-h100-mhd-s9.txt). Blocks
- *            take items (a tile's z chunk) in waves; where the last wave would leave SMs idle
- *            its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3% faster.
- *            Region cells of partial tiles are masked; nothing outside [lo - 3, hi + 3) is read,
- *            nothing outside [lo, hi) written.
+ *            1.63 a cell instead of 2.08; 1-5% faster there; in the plain form within 1% at
+ *            128^3 and 256^3, 1-3% slower at 512^3 (H100, 2026-11-28-h100-mhd-s9.txt).
+ *            Blocks take items (a tile's z chunk) in waves; where the last wave would leave
+ *            SMs idle its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3%
+ *            faster. Region cells of partial tiles are masked; nothing outside
+ *            [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -62,6 +62,7 @@
 #define TESS_HAVE_CUDA 1
 #endif
 #include "mhd.h"
+#include "zchunk.h"
 
 #include <cuda_runtime.h>
 
@@ -722,29 +723,17 @@ template <class T> static bool make_kparams(const tess_region *r, kparams<T> &p)
 }
 
 /* Tiles and z chunks: the chunk length that minimises (waves of blocks) x (chunk + ~4 planes of
- * start-up), `slots` blocks resident at a time; then, where split, the last wave's items (when
- * it is partial and they lie in the last row of chunks) cut in pieces if that promises 1%: the
- * pieces fill the SMs the last wave of whole items would leave idle (512^3 in double on an H100:
- * 100 items for 132 SMs). */
+ * start-up; tess_zchunk), `slots` blocks resident at a time; then, where split, the last wave's
+ * items (when it is partial and they lie in the last row of chunks) cut in pieces if that promises
+ * 1%: the pieces fill the SMs the last wave of whole items would leave idle (512^3 in double on an
+ * H100: 100 items for 132 SMs). */
 template <int TX, int TY, class T> static void plan_tiles(kparams<T> &p, int slots, bool split) {
   const int n0 = p.hi[0] - p.lo[0], n1 = p.hi[1] - p.lo[1], n2 = p.hi[2] - p.lo[2];
   if (slots < 1) slots = 1;
   p.ntx = (n0 + TX - 1) / TX;
   p.nty = (n1 + TY - 1) / TY;
   const long long tiles = (long long)p.ntx * p.nty;
-  double best = 1e300;
-  p.zlen = n2;
-  for (int nzc = 1; nzc <= n2; nzc++) {
-    const int zlen = (n2 + nzc - 1) / nzc;
-    if (nzc > 1 && zlen == (n2 + nzc - 2) / (nzc - 1)) continue; /* same chunking as nzc - 1 */
-    const long long items = tiles * ((n2 + zlen - 1) / zlen);
-    const long long waves = (items + slots - 1) / slots;
-    const double cost = (double)waves * (zlen + 4.0);
-    if (cost < best - 1e-9) {
-      best = cost;
-      p.zlen = zlen;
-    }
-  }
+  p.zlen = tess_zchunk(tiles, n2, 4, slots, 0);
   const long long nz = (n2 + p.zlen - 1) / p.zlen, items = tiles * nz, r = items % slots;
   const int last = n2 - (int)(nz - 1) * p.zlen; /* planes of the last row's chunks */
   p.items = (int)items, p.full = (int)items, p.tpc = 1, p.tlen = last;
@@ -804,12 +793,14 @@ static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int f
     launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
-/* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only). */
+/* The tiled kernel in the tile tall_tile picks (32 x 16: float lone tiles, so only its wrapping
+ * form exists). */
 template <class T>
 static void launch_tile(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0) {
   if constexpr (sizeof(T) == 4)
     if (tall_tile(p)) {
-      launch_tiled<32, 16, T>(p, s, split, force);
+      typedef tile_geom<32, 16, T> G;
+      launch_blocks<32, 16>(mhd_tiled_kernel<32, 16, T, true>, G::NT, G::SMEM, p, s, split, force);
       return;
     }
   launch_tiled<32, 8, T>(p, s, split, force);

@@ -40,6 +40,7 @@
  */
 #include "region.h"
 #include "stencil.h"
+#include "zchunk.h"
 
 #include <climits>
 #include <starpu_cuda.h> /* STARPU_CUDA_REPORT_ERROR only */
@@ -756,24 +757,6 @@ template <typename T> static inline bool tess_stencil_paired(const tess_stencil_
          (size_t)p->out[0] % a == 0;
 }
 
-/* Planes a block walks along z: the chunk that minimises (waves of blocks) x (chunk + the halo
- * planes each block copies first), slots blocks resident at a time (mhd_cuda.cu's plan_tiles),
- * at most zmax (0: no bound). The bound is measured: at 512^3 one chunk a column (one wave, no
- * plane copied twice) ran 7% slower in double than chunks of 128 planes (H100). */
-static inline int tess_zchunk(long long columns, int n2, int halo, int slots, int zmax) {
-  double best = 1e300;
-  int zc = n2;
-  for (int nzc = 1; nzc <= n2; nzc++) {
-    const int len = (n2 + nzc - 1) / nzc;
-    if (nzc > 1 && len == (n2 + nzc - 2) / (nzc - 1)) continue; /* same chunks as nzc - 1 */
-    if (zmax && len > zmax) continue;
-    const long long waves = (columns * ((n2 + len - 1) / len) + slots - 1) / slots;
-    const double cost = (double)waves * (len + halo);
-    if (cost < best - 1e-9) best = cost, zc = len;
-  }
-  return zc;
-}
-
 /* Blocks of kernel k (nt threads, smem bytes) resident on the current device at once. */
 template <typename K> static int tess_slots(K k, int nt, size_t smem) {
   int dev = 0, nsm = 1, per = 1;
@@ -785,7 +768,9 @@ template <typename K> static int tess_slots(K k, int nt, size_t smem) {
 }
 
 /* Launches a staged z-march of BX x BY threads owning BX x CY cells a block, halo planes copied
- * before its first cell, at most ZC planes a block (0: no bound). */
+ * before its first cell, at most ZC planes a block (0: no bound; tess_zchunk plans the rest). The
+ * bounds are measured: at 512^3 one chunk a column (one wave, no plane copied twice) ran 7% slower
+ * in double than chunks of 128 planes (H100, heat 6, docs/performance.md 2026-11-28). */
 template <int BX, int BY, int CY, int ZC, typename Kern>
 void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, int halo,
                            void *stream) {
