@@ -246,18 +246,21 @@ template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams
     std::fill(sm.begin(), sm.end(), (T)NAN); /* reading a plane that never arrived shows */
     std::memcpy(sm.data(), prec<T>::tab(), prec<T>::tab_bytes());
     const G::tile_item it = G::tile_of<TX, TY>(p, b);
+    std::vector<G::tile_copy<TX, TY, T>> plan(TG::NT);
+    for (int tid = 0; tid < TG::NT; tid++)
+      plan[tid] = G::copy_plan<TX, TY, WR>(p, it, tid);
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
       for (int tid = 0; tid < TG::NT; tid++)
-        G::issue_ring<TX, TY, WR>(p, sm.data(), it, z, tid / 32, tid % 32);
+        G::issue_ring<TX, TY, WR>(p, sm.data(), z, plan[tid], tid);
     for (int tid = 0; tid < TG::NT; tid++)
-      G::issue_centre<TX, TY, WR>(p, sm.data(), it, it.z0, tid / 32, tid % 32);
+      G::issue_centre<TX, TY, WR>(p, sm.data(), it.z0, plan[tid], tid);
     for (int tid = 0; tid < TG::NT; tid++)
       G::tile_prologue<TX, TY, WR>(p, it, tid, st[tid]);
     for (int zc = it.z0; zc < it.z1; zc++) {
       if (zc + 1 < it.z1)
         for (int tid = 0; tid < TG::NT; tid++) {
-          G::issue_ring<TX, TY, WR>(p, sm.data(), it, zc + 4, tid / 32, tid % 32);
-          G::issue_centre<TX, TY, WR>(p, sm.data(), it, zc + 1, tid / 32, tid % 32);
+          G::issue_ring<TX, TY, WR>(p, sm.data(), zc + 4, plan[tid], tid);
+          G::issue_centre<TX, TY, WR>(p, sm.data(), zc + 1, plan[tid], tid);
         }
       for (int tid = 0; tid < TG::NT; tid++)
         G::tile_compute<TX, TY, T, WR>(p, sm.data(),
@@ -276,7 +279,7 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   if (kind == G::KIND_TILED_WHOLE || kind == G::KIND_TILED_PIECES)
     kind = G::KIND_TILED; /* the emulation cuts pieces always */
   if (kind == G::KIND_TILED && G::tall_tile(p))
-    emulate_tiled<32, 16, true>(p); /* tall tiles are lone tiles: wrapping */
+    wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
     wr ? emulate_tiled<32, 8, true>(p) : emulate_tiled<32, 8, false>(p);
   else if (kind == G::KIND_TILED16)

@@ -20,19 +20,21 @@
  *            two centre planes (current + loading) of lnrho and ss. lnrho and ss are needed
  *            off-centre only at the cell itself: each thread keeps their 7 z values in
  *            registers. Planes arrive with cp.async one step ahead (element-sized copies: rows
- *            need not be 16-byte aligned; each lane's column pointers formed once per plane, one
- *            32-bit offset per row: copy_rect); one __syncthreads per step. Double: 218 KiB of
- *            shared memory, one block (8 warps) per SM, up to 255 registers per thread. Float:
- *            the same layout in half the bytes (108 KiB, the exp table shrinks to 32 words), so
- *            the kernel asks for two blocks per SM (__launch_bounds__(256, 2): at most 128
- *            registers per thread, no spills) and one block's plane loads and start-up hide
- *            behind the other's arithmetic. H100, 256^3: 7.0 ms per RK3 step in double, 3.8 in
- *            float (bench/results/2026-11-27-h100-plain-copy.txt; docs/performance.md's 7.6 and
- *            4.2, issue 17, are from before copy_rect's present form). The tile is 32 x 8 (16 x
- *            16 is 6% slower in double, 41% in float), but 32 x 16 for a lone tile in float
- *            (wrapping, n1 >= 16): one block of 16 warps per SM in 174 KiB, the ring's copies
- *            1.63 a cell instead of 2.08; 1-5% faster there; in the plain form within 1% at
- *            128^3 and 256^3, 1-3% slower at 512^3 (H100, 2026-11-28-h100-mhd-s9.txt).
+ *            need not be 16-byte aligned; each thread's elements of a plane rectangle and their
+ *            source offsets formed once per block: copy_plan); one __syncthreads per step.
+ *            Double: 218 KiB of shared memory, one block (8 warps) per SM, up to 255 registers
+ *            per thread. Float: the same layout in half the bytes (108 KiB for 32 x 8, the exp
+ *            table shrinks to 32 words), so the kernel asks for two blocks per SM
+ *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
+ *            block's plane loads and start-up hide behind the other's arithmetic. The tile is
+ *            32 x 8 (16 x 16 is 6% slower in double, 41% in float), but 32 x 16 in float where
+ *            the region is 16 cells deep in y: one block of 16 warps per SM in 174 KiB, the
+ *            ring's copies 1.63 a cell instead of 2.08. With copy_plan it is 10% faster than
+ *            main's 32 x 8 (row copies) at 128^3 and 256^3, 6% at 512^3; 32 x 8 with copy_plan
+ *            is 5% slower than that (its third round of copies: 20 elements), so float takes it
+ *            only for regions 4 to 15 cells deep in y (H200, 2026-11-28-h200-mhd-s10.txt).
+ *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.4 in
+ *            float (2026-11-28-h100-mhd-s10.txt).
  *            Blocks take items (a tile's z chunk) in waves; where the last wave would leave
  *            SMs idle its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3%
  *            faster. Region cells of partial tiles are masked; nothing outside
@@ -42,8 +44,8 @@
  *
  * A lone periodic tile (tess_region.wrap, asked for by the record's TESS_WRAP_CUDA): each kernel
  * has a second form (template argument WR) that reads every point beyond the owned box at its
- * periodic image inside it (plane z and each lane's two columns once per plane, row y once per
- * row: rect_cols_of, copy_rect), so the runtime copies no halo and nothing extra is stored.
+ * periodic image inside it (plane z once per plane, each copied element's row and column once
+ * per block: copy_plan), so the runtime copies no halo and nothing extra is stored.
  * Storing the images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
  * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 5-6% in single
  * (H100, 128^3 to 512^3). Most of it is where it reads, not what it executes: the same WR
@@ -451,83 +453,75 @@ TMG_HD long long mul_wide(int a, int b) {
 #endif
 }
 
-/* Each lane's two source columns of a plane rectangle, x0 + lane and x0 + lane + 32 of plane z
- * (component 0, row 0), formed once per plane: at their periodic images in the WR form, as they
- * are otherwise (b = a + 32: the second column group's address is the first's plus an
- * immediate). opaque() keeps nvcc from reassociating them onto p.in. The launcher keeps a plane
- * of the tile (8 * dim0 * dim1 elements) under 2^31, so its offset is mul_wide. The plain form
- * takes the identity (wrapc<false>), not tess_wrap with zero ghost widths: the same in double,
- * but that was 3-5% slower in single (H100, bench/results/2026-11-27-h100-plain-copy.txt). */
-template <class T> struct rect_cols { const T *a, *b; };
-template <bool WR, class T>
-TMG_HD rect_cols<T> rect_cols_of(const kparams<T> &p, int x0, int z, int lane) {
-  const T *fz = p.in + mul_wide(wrapc<WR>(p, 2, z), (int)p.sz);
-  rect_cols<T> w;
-  w.a = opaque(fz + wrapc<WR>(p, 0, x0 + lane));
-  w.b = WR ? opaque(fz + wrapc<WR>(p, 0, x0 + lane + 32)) : w.a + 32;
-  return w;
+/* What a thread copies of every plane rectangle (W x H, row-major, as a component's plane lies
+ * in shared memory): elements e = tid + k NT, k < NK, each as a 32-bit offset from the plane's
+ * component 0 (row at its image times sy, plus column at its image; the launcher keeps a plane
+ * of the tile under 2^31 elements), formed once per block: every plane and component reuses
+ * them, so a copy is an add, an IMAD.WIDE and the cp.async. Elements past the region's reach
+ * (cw columns, rh rows: partial tiles at the high end) take the offset of the nearest element
+ * within it: copied, never read, and nothing outside [lo - 3, hi + 3) is addressed. Only the
+ * last k can fall past the rectangle (e >= FULL); it is skipped there.
+ * Before (rows to warps, each lane a column, a row's offset and the WR form's row wrap formed
+ * per row and plane, a branch per row in single): the copies were 343 of the float kernel's
+ * 1709 instructions a cell (ncu source counters, 32 x 16 wrapping, 256^3, H100, session 10). */
+template <int TX, int TY, class T> struct tile_copy {
+  typedef tile_geom<TX, TY, T> G;
+  static constexpr int NK = (G::FULL + G::NT - 1) / G::NT;
+  int off[NK];
+};
+
+template <int TX, int TY, bool WR = false, class T>
+TMG_HD tile_copy<TX, TY, T> copy_plan(const kparams<T> &p, const tile_item &it, int tid) {
+  typedef tile_geom<TX, TY, T> G;
+  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
+  tile_copy<TX, TY, T> c;
+#pragma unroll
+  for (int k = 0; k < tile_copy<TX, TY, T>::NK; k++) {
+    const int e = tid + k * G::NT, r = imin(e / G::W, rh - 1), col = imin(e % G::W, cw - 1);
+    c.off[k] = wrapc<WR>(p, 1, it.Y0 - 3 + r) * (int)p.sy + wrapc<WR>(p, 0, it.X0 - 3 + col);
+  }
+  return c;
 }
 
-/* Rows [0, rows_ok) of an NCOL-wide rectangle of one plane of component offset coff (c * X),
- * from the columns w and row y0, into shared memory at sm + dst (pitch NCOL); columns >=
- * cols_ok lie past the region's reach and are not read. Row r goes to warp (r + rot) % NW, lane
- * = column. A row's source is one 32-bit offset (row, at its image in the WR form, times sy,
- * plus coff) added to each column pointer: one IMAD.WIDE per address. At most NROW rows, so the
- * loop unrolls whole. Double forms every row's offset whether the row is copied or not (the
- * calls of the same r0 share them) and predicates the copies (0.5-1% faster than branching);
- * single branches per row (1-3% faster than predicating in the WR form, the same within 1% in
- * the plain one; H100). Before, nvcc rebuilt each row's 64-bit address from the kernel
- * parameters: the plain form (a strength-reduced row pointer) was 7-8% slower in double and 7-9%
- * in single than this; the WR form (a wrap and 64-bit multiply-adds per row) 5-6% and 15-17%
- * slower than that plain form (bench/results/2026-11-27-h100-plain-copy.txt,
- * 2026-11-27-h100-wrap-cost.txt). */
-template <int NCOL, int NW, int NROW, bool WR, class T>
-TMG_HD void copy_rect(const kparams<T> &p, T *sm, int dst, const rect_cols<T> &w, int coff, int y0,
-                      int rows_ok, int cols_ok, int rot, int warp, int lane) {
-  static_assert(NCOL <= 64, "two column groups at most");
-  constexpr bool EAGER = sizeof(T) == sizeof(double);
-  const unsigned base = smem_addr(sm, dst + lane);
-  const bool c0 = (lane < NCOL) && (lane < cols_ok);
-  const bool c1 = (NCOL > 32) && (lane + 32 < NCOL) && (lane + 32 < cols_ok);
-  const int r0 = (warp + NW - rot % NW) % NW, sy = (int)p.sy;
+/* Plane z (at its image in the WR form) of the NC components comps[] (component offsets c X)
+ * into shared memory at sm + dst, one W x H rectangle after the other. opaque() keeps nvcc
+ * from reassociating the plane's pointer onto p.in (64-bit adds and parameter reloads per
+ * address); the plain form takes the identity for z (wrapc<false>), not tess_wrap with zero
+ * ghost widths (3-5% slower in single, H100, bench/results/2026-11-27-h100-plain-copy.txt). */
+template <int TX, int TY, int NC, bool WR, class T>
+TMG_HD void copy_plane(const kparams<T> &p, T *sm, int dst, int z, const int (&coff)[NC],
+                       const tile_copy<TX, TY, T> &c, int tid) {
+  typedef tile_geom<TX, TY, T> G;
+  constexpr int NK = tile_copy<TX, TY, T>::NK;
+  const T *plane = opaque(p.in + mul_wide(wrapc<WR>(p, 2, z), (int)p.sz));
+  const unsigned base = smem_addr(sm, dst + tid);
 #pragma unroll
-  for (int k = 0; k < (NROW + NW - 1) / NW; k++) {
-    const int r = r0 + k * NW;
-    const bool ok = r < rows_ok;
-    if (!EAGER && !ok) continue;
-    const int off = wrapc<WR>(p, 1, y0 + r) * sy + coff;
-    const unsigned d = base + (unsigned)(r * NCOL * (int)sizeof(T));
-    T *dh = sm + dst + r * NCOL + lane;
-    if ((!EAGER || ok) && c0) cp_async(d, dh, w.a + off);
-    if ((!EAGER || ok) && c1) cp_async(d + 32u * (unsigned)sizeof(T), dh + 32, w.b + off);
-  }
+  for (int i = 0; i < NC; i++)
+#pragma unroll
+    for (int k = 0; k < NK; k++) {
+      const int e = i * G::FULL + k * G::NT;
+      if (k == NK - 1 && tid + k * G::NT >= G::FULL) continue;
+      cp_async(base + (unsigned)(e * (int)sizeof(T)), sm + dst + tid + e,
+               plane + (coff[i] + c.off[k]));
+    }
 }
 
 /* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
 template <int TX, int TY, bool WR = false, class T>
-TMG_HD void issue_ring(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp, int lane) {
+TMG_HD void issue_ring(const kparams<T> &p, T *sm, int z, const tile_copy<TX, TY, T> &c, int tid) {
   typedef tile_geom<TX, TY, T> G;
-  const int slot = G::RING0 + (z & 7) * G::RS;
-  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const int comps[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: see tile_geom::ridx */
-  const rect_cols<T> w = rect_cols_of<WR>(p, it.X0 - 3, z, lane);
-#pragma unroll
-  for (int i = 0; i < 6; i++)
-    copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot + i * G::FULL, w, comps[i] * (int)p.X, it.Y0 - 3,
-                                     rh, cw, i * G::H, warp, lane);
+  const int X = (int)p.X;
+  const int coff[6] = {X, 2 * X, 3 * X, 5 * X, 6 * X, 7 * X}; /* ring slot order: tile_geom::ridx */
+  copy_plane<TX, TY, 6, WR>(p, sm, G::RING0 + (z & 7) * G::RS, z, coff, c, tid);
 }
 
 /* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
 template <int TX, int TY, bool WR = false, class T>
-TMG_HD void issue_centre(const kparams<T> &p, T *sm, const tile_item &it, int z, int warp,
-                         int lane) {
+TMG_HD void issue_centre(const kparams<T> &p, T *sm, int z, const tile_copy<TX, TY, T> &c,
+                         int tid) {
   typedef tile_geom<TX, TY, T> G;
-  const int slot = G::CEN0 + (z & 1) * G::CS;
-  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  const rect_cols<T> w = rect_cols_of<WR>(p, it.X0 - 3, z, lane);
-  copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot, w, 0, it.Y0 - 3, rh, cw, 6 * G::H, warp, lane);
-  copy_rect<G::W, G::NW, G::H, WR>(p, sm, slot + G::FULL, w, 4 * (int)p.X, it.Y0 - 3, rh, cw,
-                                   7 * G::H, warp, lane);
+  const int coff[2] = {0, 4 * (int)p.X};
+  copy_plane<TX, TY, 2, WR>(p, sm, G::CEN0 + (z & 1) * G::CS, z, coff, c, tid);
 }
 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
@@ -629,13 +623,14 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
   typedef tile_geom<TX, TY, T> G;
   extern __shared__ __align__(16) unsigned char sm_bytes[];
   T *sm = reinterpret_cast<T *>(sm_bytes);
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int tid = threadIdx.x;
   const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
   for (int i = tid; i < exp_words<T>(); i += G::NT)
     reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
+  const tile_copy<TX, TY, T> plan = copy_plan<TX, TY, WR>(p, it, tid);
   for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
-    issue_ring<TX, TY, WR>(p, sm, it, z, warp, lane);
-  issue_centre<TX, TY, WR>(p, sm, it, it.z0, warp, lane);
+    issue_ring<TX, TY, WR>(p, sm, z, plan, tid);
+  issue_centre<TX, TY, WR>(p, sm, it.z0, plan, tid);
   cp_async_commit();
   tile_state<T> st;
   tile_prologue<TX, TY, WR>(p, it, tid, st);
@@ -643,8 +638,8 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
     cp_async_wait_all();  /* this step's planes (issued one step ago) have landed ... */
     __syncthreads();      /* ... for every thread, and everyone is done with the last step */
     if (zc + 1 < it.z1) { /* into the slots the last step read last: plane zc - 4, centre zc - 1 */
-      issue_ring<TX, TY, WR>(p, sm, it, zc + 4, warp, lane);
-      issue_centre<TX, TY, WR>(p, sm, it, zc + 1, warp, lane);
+      issue_ring<TX, TY, WR>(p, sm, zc + 4, plan, tid);
+      issue_centre<TX, TY, WR>(p, sm, zc + 1, plan, tid);
     }
     cp_async_commit();
     tile_compute<TX, TY, T, WR>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes), it,
@@ -664,9 +659,10 @@ enum kernel_kind {
   KIND_TILED_PIECES = 6, /* benchmark builds: the tiled kernel, the last row in 3 pieces always */
 };
 
-/* The tiled kernel's tile is 32 x 16 for a lone tile in float 16 cells deep in y (the header). */
+/* The tiled kernel's tile is 32 x 16 in float where the region is 16 cells deep in y (the
+ * header). */
 template <class T> static bool tall_tile(const kparams<T> &p) {
-  return sizeof(T) == 4 && p.hi[1] - p.lo[1] >= 16 && (p.wg[0] | p.wg[1] | p.wg[2]);
+  return sizeof(T) == 4 && p.hi[1] - p.lo[1] >= 16;
 }
 
 /* Regions the tiled kernel takes in auto mode: 3D, and not thin in x or y (a 3-cell-wide x slab
@@ -793,14 +789,12 @@ static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int f
     launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
-/* The tiled kernel in the tile tall_tile picks (32 x 16: float lone tiles, so only its wrapping
- * form exists). */
+/* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only). */
 template <class T>
 static void launch_tile(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0) {
   if constexpr (sizeof(T) == 4)
     if (tall_tile(p)) {
-      typedef tile_geom<32, 16, T> G;
-      launch_blocks<32, 16>(mhd_tiled_kernel<32, 16, T, true>, G::NT, G::SMEM, p, s, split, force);
+      launch_tiled<32, 16, T>(p, s, split, force);
       return;
     }
   launch_tiled<32, 8, T>(p, s, split, force);
