@@ -30,9 +30,10 @@
  *            32 x 8 (16 x 16 is 6% slower in double, 41% in float), but 32 x 16 in float where
  *            the region is 16 cells deep in y: one block of 16 warps per SM in 174 KiB, the
  *            ring's copies 1.63 a cell instead of 2.08. With copy_plan it is 10% faster than
- *            main's 32 x 8 (row copies) at 128^3 and 256^3, 6% at 512^3; 32 x 8 with copy_plan
- *            is 5% slower than that (its third round of copies: 20 elements), so float takes it
- *            only for regions 4 to 15 cells deep in y (H200, 2026-11-28-h200-mhd-s10.txt).
+ *            32 x 8 with the former row copies (c306806) at 128^3 and 256^3, 6% at 512^3; 32 x 8
+ *            with copy_plan is 4-5% slower than that (its third round of copies: 20 elements),
+ *            so float takes it only for regions 4 to 15 cells deep in y (H200 and H100,
+ *            2026-11-28-h200-mhd-s10.txt, -h100-mhd-s10.txt).
  *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.4 in
  *            float (2026-11-28-h100-mhd-s10.txt).
  *            Blocks take items (a tile's z chunk) in waves; where the last wave would leave
