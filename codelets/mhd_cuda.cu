@@ -484,7 +484,7 @@ TMG_HD tile_copy<TX, TY, T> copy_plan(const kparams<T> &p, const tile_item &it, 
   return c;
 }
 
-/* Plane z (at its image in the WR form) of the NC components comps[] (component offsets c X)
+/* Plane z (at its image in the WR form) of the NC components at element offsets coff[] (c X)
  * into shared memory at sm + dst, one W x H rectangle after the other. opaque() keeps nvcc
  * from reassociating the plane's pointer onto p.in (64-bit adds and parameter reloads per
  * address); the plain form takes the identity for z (wrapc<false>), not tess_wrap with zero
