@@ -121,7 +121,7 @@ try:
     sass = open(os.path.join(B, "all.sass")).read()
     for fn in re.split(r"\n\s+Function : ", sass)[1:]:
         name = short(demangle(fn.split("\n")[0].strip()))
-        if not re.match(r"mhd_tiled_kernel<32, 8, (double|float)", name):
+        if not re.match(r"mhd_tiled_kernel<32, (8, (double|float)|16, float)", name):
             continue
         with open(os.path.join(out, "sass-" + re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".txt"), "w") as fh:
             fh.write(fn)

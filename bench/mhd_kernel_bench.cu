@@ -730,6 +730,8 @@ static void print_kernel_resources() {
       {(const void *)G::mhd_tiled_kernel<16, 16, double>, "f64 tiled16x16",
        G::tile_geom<16, 16, double>::SMEM},
       {(const void *)G::mhd_generic_kernel<double>, "f64 generic", 0},
+      {(const void *)G::mhd_tiled_kernel<32, 16, float>, "f32 tiled32x16",
+       G::tile_geom<32, 16, float>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, float>, "f32 tiled32x8",
        G::tile_geom<32, 8, float>::SMEM},
       {(const void *)G::mhd_tiled_kernel<16, 16, float>, "f32 tiled16x16",
