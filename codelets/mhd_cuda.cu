@@ -769,13 +769,10 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
-  int dev = 0, nsm = 1, per_sm = 1;
-  err = cudaGetDevice(&dev);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, nt, smem);
+  int slots;
+  err = tess_zslots(kern, nt, smem, &slots);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
-  plan_tiles<TX, TY>(p, nsm * (per_sm > 0 ? per_sm : 1), split);
+  plan_tiles<TX, TY>(p, slots, split);
   if (force) force_pieces(p, force);
   kern<<<tiles_total(p), nt, smem, s>>>(p);
   check_launch();

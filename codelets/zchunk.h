@@ -21,4 +21,18 @@ static inline int tess_zchunk(long long columns, int n2, int halo, int slots, in
   return zc;
 }
 
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+/* Blocks of kernel k (nt threads, smem bytes of dynamic shared memory each) the current device
+ * runs at once: the `slots` of tess_zchunk. Errors are returned for the caller to report. */
+template <typename K> static inline cudaError_t tess_zslots(K k, int nt, size_t smem, int *slots) {
+  int dev = 0, nsm = 1, per = 1;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
+  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, nt, smem);
+  *slots = nsm * (per > 0 ? per : 1);
+  return err;
+}
+#endif
+
 #endif

@@ -757,16 +757,6 @@ template <typename T> static inline bool tess_stencil_paired(const tess_stencil_
          (size_t)p->out[0] % a == 0;
 }
 
-/* Blocks of kernel k (nt threads, smem bytes) resident on the current device at once. */
-template <typename K> static int tess_slots(K k, int nt, size_t smem) {
-  int dev = 0, nsm = 1, per = 1;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, nt, smem);
-  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
-  return nsm * (per > 0 ? per : 1);
-}
-
 /* Launches a staged z-march of BX x BY threads owning BX x CY cells a block, halo planes copied
  * before its first cell, at most ZC planes a block (0: no bound; tess_zchunk plans the rest). The
  * bounds are measured: at 512^3 one chunk a column (one wave, no plane copied twice) ran 7% slower
@@ -776,8 +766,10 @@ void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, 
                            void *stream) {
   tess_stencil_smem(kern, bytes);
   const unsigned gx = (unsigned)((p->n[0] + BX - 1) / BX), gy = (unsigned)((p->n[1] + CY - 1) / CY);
-  const int zc =
-      tess_zchunk((long long)gx * gy, p->n[2], halo, tess_slots(kern, BX * BY, bytes), ZC);
+  int slots;
+  const cudaError_t err = tess_zslots(kern, BX * BY, bytes, &slots);
+  if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
+  const int zc = tess_zchunk((long long)gx * gy, p->n[2], halo, slots, ZC);
   const dim3 b(BX, BY, 1), g(gx, gy, (unsigned)((p->n[2] + zc - 1) / zc));
   kern<<<g, b, bytes, (cudaStream_t)stream>>>(*p, zc);
   tess_stencil_check_launch();
