@@ -35,7 +35,11 @@
  *            so float takes it only for regions 4 to 15 cells deep in y (H200 and H100,
  *            2026-11-28-h200-mhd-s10.txt, -h100-mhd-s10.txt).
  *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.4 in
- *            float (2026-11-28-h100-mhd-s10.txt).
+ *            float (2026-11-28-h100-mhd-s10.txt). The float kernel is bound by the
+ *            shared-memory pipe (282 loads and ~13 plane copies a cell, 16 warps). Two changes
+ *            were measured and dropped (2026-11-28-h100-mhd-s11.txt):
+ *            pairs of components interleaved and read with 8-byte loads (the same wavefronts,
+ *            and spills), and two cells a thread (latency-bound at 8 warps).
  *            Blocks take items (a tile's z chunk) in waves; where the last wave would leave
  *            SMs idle its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3%
  *            faster. Region cells of partial tiles are masked; nothing outside
