@@ -616,6 +616,79 @@ static void check_exp(bool gpu) {
   CHECK(cudaFree(fy));
 }
 
+/* The float kernel's x / c (tess_mhd_divc_f32: on the device x (1/c) in double, rounded once)
+ * against IEEE division, for every float bit pattern x; c, 1/c and the double reciprocal as
+ * tess_mhd_coef_make makes them for mu0 and cp. Any difference is a failure: the GPU would
+ * differ from the CPU, which divides. */
+__global__ void divf_kernel(float c, float cinv, double rcp, unsigned long long *bad) {
+  unsigned long long n = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+       i < (1ull << 32); i += (unsigned long long)gridDim.x * blockDim.x) {
+    const float x = __uint_as_float((unsigned)i);
+    const float q = G::tess_mhd_divc_f32(x, c, cinv, rcp, 0), r = __fdiv_rn(x, c);
+    n += __float_as_uint(q) != __float_as_uint(r) && !(isnan(q) && isnan(r));
+  }
+  atomicAdd(bad, n);
+}
+
+static const double divf_divisors[] = {1.4, 1.7, 1.0 / 3.0, 0.7, 3.0, 1e-3, 12345.678};
+
+/* The float constants of a region whose mu0 and cp are d (as the kernels' host side makes them). */
+static G::pass<float>::coef divf_coef(double d) {
+  tess_mhd_params mp = TESS_MHD_PARAMS_DEFAULT;
+  mp.mu0 = mp.cp = d;
+  tess_region r;
+  std::memset(&r, 0, sizeof r);
+  r.params = &mp;
+  for (int a = 0; a < 3; a++) {
+    r.dim[a] = 8;
+    r.h[a] = 1.0;
+    r.global[a] = 2;
+  }
+  G::pass<float>::coef c;
+  G::tess_mhd_coef_make(&r, &c);
+  return c;
+}
+
+/* Host: the double reciprocals of the float divisors are those of the rounded divisors (GCC
+ * 12.2 at -O2/-O3 once made them 1 / mu0 of the unrounded double; see tess_mhd_coef_make). */
+static void check_divf_constants() {
+  int bad = 0;
+  for (double d : divf_divisors) {
+    const G::pass<float>::coef c = divf_coef(d);
+    volatile float mu0 = c.mu0, cp = c.cp;
+    bad += c.mu0_rcp != 1.0 / (double)mu0 || c.cp_rcp != 1.0 / (double)cp;
+  }
+  std::printf("divf constants: 1 / (double) of the rounded mu0, cp in %d of %d regions  %s\n",
+              (int)(sizeof divf_divisors / sizeof *divf_divisors) - bad,
+              (int)(sizeof divf_divisors / sizeof *divf_divisors), bad ? "FAIL" : "PASS");
+  if (bad) g_failures++;
+}
+
+static void check_divf() {
+  unsigned long long *bad;
+  CHECK(cudaMalloc(&bad, sizeof *bad));
+  for (double d : divf_divisors) {
+    const G::pass<float>::coef c = divf_coef(d);
+    unsigned long long n[2];
+    for (int k = 0; k < 2; k++) {
+      CHECK(cudaMemset(bad, 0, sizeof *bad));
+      if (k == 0)
+        divf_kernel<<<132 * 16, 256>>>(c.mu0, c.mu0_inv, c.mu0_rcp, bad);
+      else
+        divf_kernel<<<132 * 16, 256>>>(c.cp, c.cp_inv, c.cp_rcp, bad);
+      CHECK(cudaGetLastError());
+      CHECK(cudaMemcpy(&n[k], bad, sizeof *bad, cudaMemcpyDeviceToHost));
+    }
+    const bool pass = n[0] == 0 && n[1] == 0;
+    std::printf("divf: x / %a (mu0, cp = %g) on the GPU vs IEEE division, every float x: %llu / "
+                "%llu differ  %s\n",
+                (double)c.mu0, d, n[0], n[1], pass ? "PASS" : "FAIL");
+    if (!pass) g_failures++;
+  }
+  CHECK(cudaFree(bad));
+}
+
 /* ---- timing -------------------------------------------------------------------------------- */
 
 template <class F> static void median_ms(F f, int reps, double *med, double *lo) {
@@ -796,6 +869,7 @@ int main(int argc, char **argv) {
   if (g_emulate) {
     std::printf("== CPU emulation of the CUDA kernels' code (no GPU used)\n");
     check_exp(false);
+    check_divf_constants();
     validate<double>(quick);
     validate<float>(quick);
     std::printf("\n%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
@@ -823,6 +897,8 @@ int main(int argc, char **argv) {
   print_kernel_resources();
   std::printf("\n");
   check_exp(true);
+  check_divf_constants();
+  check_divf();
   validate<double>(quick);
   validate<float>(quick);
 

@@ -24,7 +24,8 @@
  * sides. Two operations take a different, equally exact route on the device: 1 / v
  * (__drcp_rn / __frcp_rn: correctly rounded, as the CPU's division) and x / c for a uniform
  * divisor c (double: q = x (1/c) and one Markstein correction, the correctly rounded quotient
- * for normal operands; float: IEEE division). The forcing's sin is each side's library sin
+ * for normal operands; float: x (1/c) in double, rounded once to float, the IEEE quotient for
+ * every float x: tess_mhd_divc_f32). The forcing's sin is each side's library sin
  * (1 ulp apart at worst; only with forcing on).
  */
 
@@ -83,8 +84,21 @@ TESS_MHD_HD double tess_mhd_divc(double a, double c, double cinv, int pow2) {
   return a / c;
 #endif
 }
-TESS_MHD_HD float tess_mhd_divc_f32(float a, float c, float cinv, int pow2) {
-  return pow2 ? a * cinv : a / c;
+/* Float: rcp = 1 / c correctly rounded in double. On the device a (1/c) in double, rounded once
+ * to float, instead of the IEEE division's sequence and its slow-path branch (float MHD 2-3%
+ * faster plain, 1% wrapping; H100, session 11): the same quotient. a / c of two floats is never
+ * a float midpoint nor within 2^-49 (relative) of one, and the double product is within 2^-52
+ * of a / c, so both round to the same float; zeros, subnormals, infinities and NaN fall out the
+ * same too. bench/mhd_kernel_bench.cu checks every float a for seven divisors (check_divf). */
+TESS_MHD_HD float tess_mhd_divc_f32(float a, float c, float cinv, double rcp, int pow2) {
+  if (pow2) return a * cinv;
+#ifdef __CUDA_ARCH__
+  (void)c;
+  return (float)((double)a * rcp);
+#else
+  (void)rcp;
+  return a / c;
+#endif
 }
 
 /* The y body force at global x index gx (0 <= gx < global): a function of x alone, in double
@@ -110,19 +124,19 @@ TESS_MHD_HD double tess_mhd_force(double amp, long long k, long long gx, double 
 #undef TESS_MHD_RCP
 #undef TESS_MHD_DIVC
 #if TESS_MHD_F32
-#define TESS_MHD_T(t)               t##_f32
-#define TESS_MHD_W(i)               tess_mhd_w_f32(i)
-#define TESS_MHD_FMA(a, b, c)       fmaf(a, b, c)
-#define TESS_MHD_EXPR(x, tab)       tess_mhd_expf(x, tab)
-#define TESS_MHD_RCP(v)             tess_mhd_rcp_f32(v)
-#define TESS_MHD_DIVC(a, c, ci, p2) tess_mhd_divc_f32(a, c, ci, p2)
+#define TESS_MHD_T(t)                   t##_f32
+#define TESS_MHD_W(i)                   tess_mhd_w_f32(i)
+#define TESS_MHD_FMA(a, b, c)           fmaf(a, b, c)
+#define TESS_MHD_EXPR(x, tab)           tess_mhd_expf(x, tab)
+#define TESS_MHD_RCP(v)                 tess_mhd_rcp_f32(v)
+#define TESS_MHD_DIVC(a, c, ci, cd, p2) tess_mhd_divc_f32(a, c, ci, cd, p2)
 #else
-#define TESS_MHD_T(t)               t
-#define TESS_MHD_W(i)               tess_mhd_w(i) /* weight i (TESS_MHD_WEIGHTS) */
-#define TESS_MHD_FMA(a, b, c)       fma(a, b, c)
-#define TESS_MHD_EXPR(x, tab)       tess_mhd_exp(x, tab)
-#define TESS_MHD_RCP(v)             tess_mhd_rcp(v)
-#define TESS_MHD_DIVC(a, c, ci, p2) tess_mhd_divc(a, c, ci, p2)
+#define TESS_MHD_T(t)                   t
+#define TESS_MHD_W(i)                   tess_mhd_w(i) /* weight i (TESS_MHD_WEIGHTS) */
+#define TESS_MHD_FMA(a, b, c)           fma(a, b, c)
+#define TESS_MHD_EXPR(x, tab)           tess_mhd_exp(x, tab)
+#define TESS_MHD_RCP(v)                 tess_mhd_rcp(v)
+#define TESS_MHD_DIVC(a, c, ci, cd, p2) tess_mhd_divc(a, c, ci, p2)
 #endif
 #define TESS_MHD_K(x) ((real)(x)) /* a literal coefficient, rounded once */
 
@@ -131,6 +145,7 @@ typedef struct {
   real ih[3], ih2[3], ihh[3]; /* 1/h, 1/h^2, 1/(h_a h_b) for the pairs xy, xz, yz */
   int active[3];              /* axis has a stencil (extent > 1) */
   real nu, zeta, eta, mu0, mu0_inv, cp, cp_inv, gamma, gm1, lnT0, lnrho0, K, heating;
+  double mu0_rcp, cp_rcp; /* 1 / mu0, 1 / cp of the rounded divisors, in double (float's divc) */
   real cs0sq, eta_mu0, bext[3];
   int cp_pow2; /* cp is a power of 2: x / cp == x (1 / cp) */
   int substep;
@@ -157,8 +172,14 @@ static void TESS_MHD_FN(tess_mhd_coef_make)(const tess_region *r, TESS_MHD_T(tes
   c->mu0_inv = TESS_MHD_K(1.0) / c->mu0; /* the divisor's own correctly rounded reciprocal */
   c->cp = TESS_MHD_K(p->cp);
   c->cp_inv = TESS_MHD_K(1.0) / c->cp;
+  /* The rounded divisors, read back as double through volatile: GCC 12.2's SLP vectorizer (-O2,
+   * -O3) turned 1.0 / (double)c->mu0 and 1.0 / (double)c->cp into one divpd of the unrounded
+   * doubles p->mu0, p->cp (1 / 1.4 instead of 1 / 1.4f; bench/mhd_kernel_bench.cu checks it). */
+  volatile real mu0 = c->mu0, cp = c->cp, cp_inv = c->cp_inv;
+  c->mu0_rcp = 1.0 / (double)mu0;
+  c->cp_rcp = 1.0 / (double)cp;
   int e;
-  c->cp_pow2 = frexp((double)c->cp, &e) == 0.5 && isfinite((double)c->cp_inv) && c->cp_inv != 0;
+  c->cp_pow2 = frexp((double)cp, &e) == 0.5 && isfinite((double)cp_inv) && cp_inv != 0;
   c->gamma = TESS_MHD_K(p->gamma);
   c->gm1 = TESS_MHD_K(p->gamma - 1.0);
   c->lnT0 = TESS_MHD_K(p->lnT0);
@@ -259,7 +280,7 @@ TESS_MHD_HD void TESS_MHD_FN(tess_mhd_cross3)(const real a[3], const real b[3], 
 TESS_MHD_HD void TESS_MHD_FN(tess_mhd_rhs)(const TESS_MHD_T(tess_mhd_derivs) * d,
                                            const TESS_MHD_T(tess_mhd_coef) * p, real force_y,
                                            const unsigned long long *tab, real F[TESS_MHD_NC]) {
-#define TESS_MHD_DIV_CP(a) TESS_MHD_DIVC(a, p->cp, p->cp_inv, p->cp_pow2)
+#define TESS_MHD_DIV_CP(a) TESS_MHD_DIVC(a, p->cp, p->cp_inv, p->cp_rcp, p->cp_pow2)
 #define TESS_MHD_DOT       TESS_MHD_FN(tess_mhd_dot3)
   const real lnrho = d->val[TESS_MHD_LNRHO], ss = d->val[TESS_MHD_SS];
   const real *u = &d->val[TESS_MHD_UX];
@@ -276,7 +297,7 @@ TESS_MHD_HD void TESS_MHD_FN(tess_mhd_rhs)(const TESS_MHD_T(tess_mhd_derivs) * d
                      grad_a[1][0] - grad_a[0][1] + p->bext[2]};
   real j[3];
   for (int i = 0; i < 3; i++)
-    j[i] = TESS_MHD_DIVC(d->gda[i] - lap_a[i], p->mu0, p->mu0_inv, 0);
+    j[i] = TESS_MHD_DIVC(d->gda[i] - lap_a[i], p->mu0, p->mu0_inv, p->mu0_rcp, 0);
 
   /* Traceless rate of strain */
   real S[3][3];
