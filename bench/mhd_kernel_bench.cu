@@ -620,18 +620,19 @@ static void check_exp(bool gpu) {
  * against IEEE division, for every float bit pattern x; c, 1/c and the double reciprocal as
  * tess_mhd_coef_make makes them for mu0 and cp. Any difference is a failure: the GPU would
  * differ from the CPU, which divides. */
-__global__ void divf_kernel(float c, float cinv, double rcp, unsigned long long *bad) {
+__global__ void divf_kernel(float c, float cinv, double rcp, int pow2, unsigned long long *bad) {
   unsigned long long n = 0;
   for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
        i < (1ull << 32); i += (unsigned long long)gridDim.x * blockDim.x) {
     const float x = __uint_as_float((unsigned)i);
-    const float q = G::tess_mhd_divc_f32(x, c, cinv, rcp, 0), r = __fdiv_rn(x, c);
+    const float q = G::tess_mhd_divc_f32(x, c, cinv, rcp, pow2), r = __fdiv_rn(x, c);
     n += __float_as_uint(q) != __float_as_uint(r) && !(isnan(q) && isnan(r));
   }
   atomicAdd(bad, n);
 }
 
-static const double divf_divisors[] = {1.4, 1.7, 1.0 / 3.0, 0.7, 3.0, 1e-3, 12345.678};
+static const double divf_divisors[] = {
+    1.4, 1.7, 1.0 / 3.0, 0.7, 3.0, 1e-3, 12345.678, 1.0, 2.0, 0.5}; /* the last three: cp_pow2 */
 
 /* The float constants of a region whose mu0 and cp are d (as the kernels' host side makes them). */
 static G::pass<float>::coef divf_coef(double d) {
@@ -674,16 +675,17 @@ static void check_divf() {
     for (int k = 0; k < 2; k++) {
       CHECK(cudaMemset(bad, 0, sizeof *bad));
       if (k == 0)
-        divf_kernel<<<132 * 16, 256>>>(c.mu0, c.mu0_inv, c.mu0_rcp, bad);
+        divf_kernel<<<132 * 16, 256>>>(c.mu0, c.mu0_inv, c.mu0_rcp, 0, bad);
       else
-        divf_kernel<<<132 * 16, 256>>>(c.cp, c.cp_inv, c.cp_rcp, bad);
+        divf_kernel<<<132 * 16, 256>>>(c.cp, c.cp_inv, c.cp_rcp, c.cp_pow2, bad);
       CHECK(cudaGetLastError());
       CHECK(cudaMemcpy(&n[k], bad, sizeof *bad, cudaMemcpyDeviceToHost));
     }
     const bool pass = n[0] == 0 && n[1] == 0;
-    std::printf("divf: x / %a (mu0, cp = %g) on the GPU vs IEEE division, every float x: %llu / "
+    std::printf("divf: x / %a (mu0, cp = %g%s) on the GPU vs IEEE division, every float x: %llu / "
                 "%llu differ  %s\n",
-                (double)c.mu0, d, n[0], n[1], pass ? "PASS" : "FAIL");
+                (double)c.mu0, d, c.cp_pow2 ? ", a power of 2" : "", n[0], n[1],
+                pass ? "PASS" : "FAIL");
     if (!pass) g_failures++;
   }
   CHECK(cudaFree(bad));
