@@ -34,8 +34,8 @@
  *            with copy_plan is 4-5% slower than that (its third round of copies: 20 elements),
  *            so float takes it only for regions 4 to 15 cells deep in y (H200 and H100,
  *            2026-11-28-h200-mhd-s10.txt, -h100-mhd-s10.txt).
- *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.4 in
- *            float (2026-11-28-h100-mhd-s10.txt). The float kernel is bound by the
+ *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.3 in
+ *            float (2026-11-28-h100-mhd-s11.txt, call 10). The float kernel is bound by the
  *            shared-memory pipe (282 loads and ~13 plane copies a cell, 16 warps). Two changes
  *            were measured and dropped (2026-11-28-h100-mhd-s11.txt):
  *            pairs of components interleaved and read with 8-byte loads (the same wavefronts,
