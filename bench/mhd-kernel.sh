@@ -140,7 +140,7 @@ except OSError:
     print("SASS: cuobjdump not available")
 bench = read("bench.txt")
 for l in bench.splitlines():
-    if l.startswith("device:") or l.startswith("exp") or re.match(r"\s+f(32|64) (tiled|generic)\S*\s+regs", l):
+    if l.startswith(("device:", "exp", "divf")) or re.match(r"\s+f(32|64) (tiled|generic)\S*\s+regs", l):
         print(l)
 # correctness
 checks = [l for l in bench.splitlines() if re.search(r" (PASS|FAIL)(\s|$)", l) and "k=" in l]
