@@ -146,7 +146,9 @@ typedef struct {
   real ih[3], ih2[3], ihh[3]; /* 1/h, 1/h^2, 1/(h_a h_b) for the pairs xy, xz, yz */
   int active[3];              /* axis has a stencil (extent > 1) */
   real nu, zeta, eta, mu0, mu0_inv, cp, cp_inv, gamma, gm1, lnT0, lnrho0, K, heating;
-  double mu0_rcp, cp_rcp; /* 1 / mu0, 1 / cp of the rounded divisors, in double (float's divc) */
+#if TESS_MHD_F32
+  double mu0_rcp, cp_rcp; /* 1 / mu0, 1 / cp of the rounded divisors, in double (divc on the GPU) */
+#endif
   real cs0sq, eta_mu0, bext[3];
   int cp_pow2; /* cp is a power of 2: x / cp == x (1 / cp) */
   int substep;
@@ -176,9 +178,12 @@ static void TESS_MHD_FN(tess_mhd_coef_make)(const tess_region *r, TESS_MHD_T(tes
   /* The rounded divisors, read back as double through volatile: GCC 12.2's SLP vectorizer (-O2,
    * -O3) turned 1.0 / (double)c->mu0 and 1.0 / (double)c->cp into one divpd of the unrounded
    * doubles p->mu0, p->cp (1 / 1.4 instead of 1 / 1.4f; bench/mhd_kernel_bench.cu checks it). */
-  volatile real mu0 = c->mu0, cp = c->cp, cp_inv = c->cp_inv;
+  volatile real cp = c->cp, cp_inv = c->cp_inv;
+#if TESS_MHD_F32
+  volatile real mu0 = c->mu0;
   c->mu0_rcp = 1.0 / (double)mu0;
   c->cp_rcp = 1.0 / (double)cp;
+#endif
   int e;
   c->cp_pow2 = frexp((double)cp, &e) == 0.5 && isfinite((double)cp_inv) && cp_inv != 0;
   c->gamma = TESS_MHD_K(p->gamma);

@@ -52,13 +52,14 @@
  * periodic image inside it (plane z once per plane, each copied element's row and column once
  * per block: copy_plan), so the runtime copies no halo and nothing extra is stored.
  * Storing the images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
- * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 5-6% in single
- * (H100, 128^3 to 512^3). Most of it is where it reads, not what it executes: the same WR
- * kernel takes 6% longer wrapping than with zero ghost widths (ncu, 128^3 double): a tile at
- * the x edge reads its 3 wrapped columns from the far end of each row, one more sector and L2
- * request per row than the plain form's contiguous ghosts (+5% L1 sectors, +8% L2 requests,
- * though 4% fewer DRAM bytes: no ghosts read; bench/results/2026-11-27-h100-plain-copy.txt).
- * No GPU kernel stores images (tess_region.images is the CPU version's).
+ * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 8-9% in single
+ * (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-s11.txt call 10). Most of it is where it reads, not
+ * what it executes: the same WR kernel takes 6% longer wrapping than with zero ghost widths (ncu,
+ * 128^3 double): a tile at the x edge reads its 3 wrapped columns from the far end of each row, one
+ * more sector and L2 request per row than the plain form's contiguous ghosts (+5% L1 sectors, +8%
+ * L2 requests, though 4% fewer DRAM bytes: no ghosts read;
+ * bench/results/2026-11-27-h100-plain-copy.txt). No GPU kernel stores images (tess_region.images is
+ * the CPU version's).
  *
  * Launch: asynchronous on the given stream; errors of the launch go to STARPU_CUDA_REPORT_ERROR
  * (or, built with TESS_MHD_CUDA_NO_STARPU, to stderr + abort). A region that does not fit the
@@ -832,7 +833,7 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
   const cudaStream_t s = (cudaStream_t)stream;
   if (kind == KIND_AUTO) kind = auto_kind(p);
   if (!(p.c.active[0] && p.c.active[1] && p.c.active[2])) kind = KIND_GENERIC;
-  /* The tiled kernels form a row's offset in a plane in 32 bits (rect_cols_of, copy_rect). */
+  /* The tiled kernels form an element's offset in a plane in 32 bits (copy_plan). */
   if (p.sy * p.dim[1] > INT_MAX) kind = KIND_GENERIC;
 #ifdef TESS_MHD_CUDA_ALL_VARIANTS
   if (kind == KIND_TILED16) {
