@@ -84,6 +84,8 @@ template <class T> static const char *kind_name(int kind) {
                   : kind == G::KIND_TILED32X8    ? "tiled32x8"
                   : kind == G::KIND_TILED_WHOLE  ? "tiled-whole"
                   : kind == G::KIND_TILED_PIECES ? "tiled-pieces"
+                  : kind == G::KIND_TILED_COPIES ? "tiled-copies"
+                  : kind == G::KIND_TILED_TMA    ? "tiled-tma"
                                                  : "generic";
   std::snprintf(buf, sizeof buf, "%s %s", prec<T>::name, k);
   return buf;
@@ -270,6 +272,39 @@ template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams
   }
 }
 
+/* The tensor-copy march (mhd_tiled_tma_kernel) step by step, the boxes as host copies; a lone
+ * periodic tile's ghosts filled first, as launch_tma does. */
+template <int XM> static void emulate_tma(G::kparams<float> p, const tess_tma_host &h) {
+  typedef G::tile_geom<32, 16, float, XM> TG;
+  if (p.wg[0] | p.wg[1] | p.wg[2]) { /* G::fill_images */
+    for (long long e = 0; e < G::fill_count(p); e++)
+      G::fill_ghost(p, e);
+    p.wg[0] = p.wg[1] = p.wg[2] = 0;
+  }
+  G::plan_tiles<32, 16>(p, 8, true);
+  G::force_pieces(p, 3);
+  std::vector<float> sm(TG::TOTAL);
+  std::vector<G::tile_state<float>> st(TG::NT);
+  for (int b = 0; b < G::tiles_total(p); b++) {
+    std::fill(sm.begin(), sm.end(), NAN); /* reading what no box brought shows */
+    std::memcpy(sm.data(), prec<float>::tab(), prec<float>::tab_bytes());
+    const G::tile_item it = G::tile_of<32, 16>(p, b);
+    const int sig = (it.X0 - 3) & 3;
+    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+      G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, z, it.z0, z == it.z0 + 3);
+    for (int tid = 0; tid < TG::NT; tid++)
+      G::tile_prologue<32, 16>(p, it, tid, st[tid]);
+    for (int zc = it.z0; zc < it.z1; zc++) {
+      if (zc + 1 < it.z1)
+        G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, zc + 4, zc + 1, true);
+      for (int tid = 0; tid < TG::NT; tid++)
+        G::tile_compute<32, 16, float, false, XM>(
+            p, sm.data(), reinterpret_cast<const unsigned long long *>(sm.data()), it, zc, tid,
+            st[tid], sig);
+    }
+  }
+}
+
 template <class T> static void emulate(const tess_region *r, int kind) {
   G::kparams<T> p;
   if (!G::make_kparams(r, p)) return;
@@ -278,6 +313,17 @@ template <class T> static void emulate(const tess_region *r, int kind) {
   const bool wr = p.wg[0] | p.wg[1] | p.wg[2]; /* as launch_tiled and launch_generic pick */
   if (kind == G::KIND_TILED_WHOLE || kind == G::KIND_TILED_PIECES)
     kind = G::KIND_TILED; /* the emulation cuts pieces always */
+  tess_tma_host h;        /* as launch_tile and launch_tma pick */
+  if constexpr (sizeof(T) == 4) {
+    const G::tma_use use = kind == G::KIND_TILED_TMA ? G::TMA_ALWAYS
+                           : kind == G::KIND_TILED   ? G::TMA_AUTO
+                                                     : G::TMA_NEVER;
+    if (G::tall_tile(p) && G::tma_wanted(p, use) && G::tma_view(p, &h)) {
+      p.X % 4 == 0 ? emulate_tma<0>(p, h) : emulate_tma<2>(p, h);
+      return;
+    }
+  }
+  if (kind == G::KIND_TILED_COPIES || kind == G::KIND_TILED_TMA) kind = G::KIND_TILED;
   if (kind == G::KIND_TILED && G::tall_tile(p))
     wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
@@ -319,7 +365,8 @@ static std::vector<T> run_kernel(const tile &t, const int lo[3], const int hi[3]
     tess_region r = make_region(t, lo, hi, h, p, in.data(), out.data());
     prec<T>::cpu(&r);
   } else if (g_emulate) {
-    tess_region r = make_region(t, lo, hi, h, p, in.data(), out.data());
+    const std::vector<T> own = in; /* a lone tile's ghosts are the kernel's scratch (launch_tma) */
+    tess_region r = make_region(t, lo, hi, h, p, own.data(), out.data());
     r.wrap = g_check_wrap;
     emulate<T>(&r, kind);
   } else {
@@ -431,7 +478,9 @@ template <class T> static void validate(bool quick) {
                               G::KIND_TILED_PIECES};
   std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16,
                                 G::KIND_TILED_PIECES};
-  if (sizeof(T) == 4) all.push_back(G::KIND_TILED32X8), exact.push_back(G::KIND_TILED32X8);
+  if (sizeof(T) == 4)
+    for (variant v : {G::KIND_TILED32X8, G::KIND_TILED_COPIES, G::KIND_TILED_TMA})
+      all.push_back(v), exact.push_back(v);
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",
               prec<T>::name, sizeof(T) == sizeof(double) ? "" : "_f32");
@@ -442,6 +491,15 @@ template <class T> static void validate(bool quick) {
   check_box<T>(name, cube, cube.lo, cube.hi, h, def, all, {0, 1, 2}, 1);
   std::snprintf(name, sizeof name, "%d^3 interior, one RK3 step", n);
   check_chain<T>(name, cube, h, def, prod, 2);
+  /* rows of a multiple of 4 elements (the cubes above: 2 mod 4): every component's row at a
+   * 16-byte boundary, the tensor copies' other case (float 32 x 16) */
+  const int n4 = quick ? 26 : 58;
+  const tile cube4 = make_tile(n4, n4, n4);
+  std::snprintf(name, sizeof name, "%d^3 interior (rows of 4k), default params", n4);
+  check_box<T>(name, cube4, cube4.lo, cube4.hi, h, def, all, {0, 1, 2}, 3);
+  std::snprintf(name, sizeof name, "%d^3 interior (rows of 4k), one RK3 step", n4);
+  check_chain<T>(name, cube4, h, def, prod, 4);
+  check_wrap<T>("wrap: cube (rows of 4k), periodic", cube4, h, def, exact, 64);
 
   /* boxes inside the cube: thin outer segments, odd sizes, a single cell */
   const int e = cube.hi[0];
@@ -451,11 +509,17 @@ template <class T> static void validate(bool quick) {
                           {e - 3, e, 3, e, 3, e},
                           {5, 42 % e, 4, 13, 7, 30 % e},
                           {30 % e, 31 % e, 20, 21, 9, 10},
-                          {3, e, 10, 11, 3, e}};
-  const char *bnames[] = {"x-thin [3,6) x all x all", "y-thin",          "z-thin",
-                          "x-thin at the high end",   "odd box 37x9x23", "single cell",
-                          "one y row-plane"};
-  for (int i = 0; i < 7; i++) {
+                          {3, e, 10, 11, 3, e},
+                          {6, e - 3, 6, e - 3, 6, e - 3}};
+  const char *bnames[] = {"x-thin [3,6) x all x all",
+                          "y-thin",
+                          "z-thin",
+                          "x-thin at the high end",
+                          "odd box 37x9x23",
+                          "single cell",
+                          "one y row-plane",
+                          "inner box [6, n) (a tile's inner region)"};
+  for (int i = 0; i < 8; i++) {
     int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
         hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
     bool ok = true;
@@ -807,6 +871,10 @@ static void print_kernel_resources() {
       {(const void *)G::mhd_generic_kernel<double>, "f64 generic", 0},
       {(const void *)G::mhd_tiled_kernel<32, 16, float>, "f32 tiled32x16",
        G::tile_geom<32, 16, float>::SMEM},
+      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 0>, "f32 tma32x16 X%4=0",
+       G::tile_geom<32, 16, float, 0>::SMEM},
+      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 2>, "f32 tma32x16 X%4=2",
+       G::tile_geom<32, 16, float, 2>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, float>, "f32 tiled32x8",
        G::tile_geom<32, 8, float>::SMEM},
       {(const void *)G::mhd_tiled_kernel<16, 16, float>, "f32 tiled16x16",
@@ -820,7 +888,7 @@ static void print_kernel_resources() {
     cudaFuncAttributes a;
     CHECK(cudaFuncGetAttributes(&a, k.f));
     int per_sm = 0;
-    const int threads = k.dyn ? 256 : 128;
+    const int threads = std::strstr(k.name, "32x16") ? 512 : k.dyn ? 256 : 128;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.f, threads, k.dyn));
     std::printf("  %-18s regs %3d  local(stack/spill) %4zu B  static smem %5zu B  dynamic smem "
                 "%6zu B  blocks/SM %d x %d threads\n",

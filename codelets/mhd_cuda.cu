@@ -44,13 +44,26 @@
  *            SMs idle its items are cut in pieces (plan_tiles, tile_of): 512^3 in double 2-3%
  *            faster. Region cells of partial tiles are masked; nothing outside
  *            [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
+ *   tiled with tensor copies (float 32 x 16 on sm_90, where the array allows it: launch_tma):
+ *            the same march, but thread 0 brings each plane as one box a component
+ *            (cp.async.bulk.tensor, tma.cuh) and an mbarrier a ring slot says when it has
+ *            landed: no element copies through the other threads' load/store pipe. Boxes start
+ *            at 16-byte boundaries (an H100 faults otherwise), so rows are 44 wide: a box reads
+ *            up to 6 elements beside each row of the rectangle, and a partial tile's rows past
+ *            its reach, all never used (past the array they arrive as 0). H100, float, the kernel
+ * alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against 3.29 ms at 256^3; ncu:
+ * 705 M warp instructions a launch instead of 735 M, and still bound by the shared loads:
+ *            2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone periodic tile takes it from 2^22
+ *            cells on, after one kernel has written its input's ghost layers (fill_images: 77 us
+ *            a substep at 256^3); smaller ones take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
  * A lone periodic tile (tess_region.wrap, asked for by the record's TESS_WRAP_CUDA): each kernel
  * has a second form (template argument WR) that reads every point beyond the owned box at its
  * periodic image inside it (plane z once per plane, each copied element's row and column once
- * per block: copy_plan), so the runtime copies no halo and nothing extra is stored.
+ * per block: copy_plan), so the runtime copies no halo and nothing extra is stored (but for the
+ * tensor-copy march of a large lone tile, which writes the input's ghost layers: see above).
  * Storing the images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
  * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 8-9% in single
  * (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-s11.txt call 10). Most of it is where it reads, not
@@ -73,6 +86,8 @@
 #include "zchunk.h"
 
 #include <cuda_runtime.h>
+
+#include "tma.cuh"
 
 #include <limits.h>
 #include <math.h>
@@ -355,17 +370,27 @@ __global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
  * (ridx order), each [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) with pitch W. Centre slot (2 slots,
  * z & 1): lnrho, ss, the same shape. MINB: the blocks per SM the kernel is built for: 2 where
  * two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per block), which caps registers at 128
- * per thread. */
-template <int TX, int TY, class T> struct tile_geom {
-  static constexpr int NT = TX * TY, NW = NT / 32, W = TX + 6, H = TY + 6, FULL = W * H;
+ * per thread. XM >= 0: the tensor-copy march (mhd_tiled_tma_kernel; XM = the padded row's X mod
+ * 4): rows W = TX + 12 wide, each rectangle at FULL >= W H elements from the last (128 bytes
+ * apart), the column X0 - 3 sig + XS(c) elements into its row, and 8 mbarriers at byte BAR0. */
+template <int TX, int TY, class T, int XM = -1> struct tile_geom {
+  static constexpr bool TM = XM >= 0;
+  static constexpr int NT = TX * TY, NW = NT / 32, W = TM ? TX + 12 : TX + 6, H = TY + 6,
+                       AREA = W * H, FULL = TM ? (AREA + 31) / 32 * 32 : AREA;
   static constexpr int RS = 6 * FULL, CS = 2 * FULL;
   static constexpr int TAB = exp_words<T>() * (int)(sizeof(unsigned long long) / sizeof(T));
   static constexpr int RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
-  static constexpr size_t SMEM = (size_t)TOTAL * sizeof(T);
+  static constexpr int BAR0 = TOTAL * (int)sizeof(T); /* TM: the ring slots' mbarriers (bytes) */
+  static constexpr size_t SMEM = (size_t)BAR0 + (TM ? 8 * 8 : 0);
   static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
   /* position of component c (ux, uy, uz, ax, ay, az) in a ring slot */
   static constexpr __host__ __device__ int ridx(int c) { return c < 4 ? c - 1 : c - 2; }
+  /* TM: how much further in component c's data sits in its box (tma_plane) */
+  static constexpr __host__ __device__ int XS(int c) { return XM == 2 && (c & 1) ? 2 : 0; }
   static_assert(NT % 32 == 0, "whole warps");
+  static_assert(!TM || ((RING0 * sizeof(T)) % 128 == 0 && (FULL * sizeof(T)) % 128 == 0 &&
+                        (W * sizeof(T)) % 16 == 0 && BAR0 % 8 == 0),
+                "tensor copies land 128-byte aligned, in rows of 16-byte multiples");
 };
 
 struct tile_item {
@@ -533,8 +558,8 @@ TMG_HD void issue_centre(const kparams<T> &p, T *sm, int z, const tile_copy<TX, 
 /* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
 template <class T> struct tile_state { T ql[7], qs[7]; };
 
-template <int TX, int TY, class T> struct tile_acc {
-  typedef tile_geom<TX, TY, T> G;
+template <int TX, int TY, class T, int XM = -1> struct tile_acc {
+  typedef tile_geom<TX, TY, T, XM> G;
   const T *sm;
   int cen;        /* centre slot + the thread's offset in a full plane */
   int rfu[7];     /* ring slot of z + d - 3 + the thread's offset in a full plane */
@@ -550,18 +575,20 @@ template <int TX, int TY, class T> struct tile_acc {
         return sm[cen + (C == 0 ? 0 : G::FULL) + DY * G::W + DX];
       }
     } else {
-      return sm[rfu[DZ + 3] + G::ridx(C) * G::FULL + DY * G::W + DX];
+      return sm[rfu[DZ + 3] + G::ridx(C) * G::FULL + G::XS(C) + DY * G::W + DX];
     }
   }
 };
 
-/* The accessor of the thread at (tx, ty) of the tile for step zc. */
-template <int TX, int TY, class T>
-TMG_HD tile_acc<TX, TY, T> make_acc(const T *sm, int zc, int tx, int ty, const tile_state<T> &st) {
-  typedef tile_geom<TX, TY, T> G;
-  tile_acc<TX, TY, T> a;
+/* The accessor of the thread at (tx, ty) of the tile for step zc; sig: how far in the tile's
+ * column X0 - 3 sits in its rows (tensor copies: tma_plane). */
+template <int TX, int TY, int XM = -1, class T>
+TMG_HD tile_acc<TX, TY, T, XM> make_acc(const T *sm, int zc, int tx, int ty,
+                                        const tile_state<T> &st, int sig = 0) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  tile_acc<TX, TY, T, XM> a;
   a.sm = sm;
-  const int o_full = (ty + 3) * G::W + tx + 3;
+  const int o_full = (ty + 3) * G::W + tx + 3 + sig;
   a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
 #pragma unroll
   for (int i = 0; i < 7; i++)
@@ -587,10 +614,9 @@ TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, til
   }
 }
 
-template <int TX, int TY, class T, bool WR = false>
+template <int TX, int TY, class T, bool WR = false, int XM = -1>
 TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long long *tab,
-                         const tile_item &it, int zc, int tid, tile_state<T> &st) {
-  typedef tile_geom<TX, TY, T> G;
+                         const tile_item &it, int zc, int tid, tile_state<T> &st, int sig = 0) {
   const int tx = tid % TX, ty = tid / TX;
   const int x = it.X0 + tx, y = it.Y0 + ty;
   const bool valid = x < p.hi[0] && y < p.hi[1];
@@ -606,7 +632,7 @@ TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long l
   for (int c = 0; c < 8; c++)
     old[c] = valid && p.c.substep > 0 ? p.out[cell + c * p.X] : T(0);
 
-  const tile_acc<TX, TY, T> a = make_acc<TX, TY>(sm, zc, tx, ty, st);
+  const tile_acc<TX, TY, T, XM> a = make_acc<TX, TY, XM>(sm, zc, tx, ty, st, sig);
   T res[8];
   cell_update<T>(a, p, tab, x, old, res);
   if (valid) {
@@ -653,6 +679,131 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
   }
 }
 
+/* ---- the tiled kernel with tensor copies (float 32 x 16, sm_90) --------------------------------
+ * The same march, but one thread brings each plane: one box (tma.cuh) per component, 8 per step
+ * instead of ~13 element copies a thread, and nothing of it through the other threads' load/store
+ * pipe. Rows in shared memory are W = TX + 12 wide, so that a box starts at a 16-byte boundary
+ * (TMA's rule) at or below the rectangle's first column X0 - 3, sig = (X0 - 3) mod 4 earlier,
+ * for every component: all components' rows start at 16-byte boundaries where the padded row X
+ * is a multiple of 4 (XM = 0). Where X = 2 mod 4 (XM = 2) those of the odd components (ux, uz,
+ * ax, az) are 8 bytes off: their boxes start 2 elements earlier still, and the accessor reads
+ * them 2 further in (tile_geom::XS). Odd X (never a tile of the runtime: even extents, even
+ * ghosts) takes the element copies. Each ring slot has an mbarrier; the centre plane zc + 1
+ * comes on ring plane zc + 4's. */
+
+/* Thread 0: ring plane z (u and A) and, with cen, centre plane zcen (lnrho, ss) into their
+ * slots, on ring slot z & 7's mbarrier. */
+template <int TX, int TY, int XM, class T>
+TMG_HD void tma_plane(const kparams<T> &p, const CUtensorMap *tm, const tess_tma_host &h, T *sm,
+                      const tile_item &it, int sig, int z, int zcen, bool cen) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  const unsigned s0 = smem_addr(sm, 0), bar = s0 + G::BAR0 + 8u * (unsigned)(z & 7);
+  const int X = (int)p.X, x0 = it.X0 - 3 - sig, y0 = it.Y0 - 3;
+  tess_mbar_expect(bar, (unsigned)((cen ? 8 : 6) * G::AREA * (int)sizeof(T)));
+  constexpr int comp[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: tile_geom::ridx */
+#pragma unroll
+  for (int i = 0; i < 6; i++) {
+    const int dst = G::RING0 + (z & 7) * G::RS + i * G::FULL;
+    tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h,
+                             comp[i] * X + x0 - G::XS(comp[i]), y0, z, bar);
+  }
+  if (cen)
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int dst = G::CEN0 + (zcen & 1) * G::CS + i * G::FULL;
+      tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h, 4 * i * X + x0, y0,
+                               zcen, bar);
+    }
+}
+
+/* Until ring plane z (and the centre plane on its barrier) has landed: the block issued planes
+ * z0 - 3, z0 - 2, ... in turn, so plane z is its slot's ((z - z0 + 3) / 8)-th phase. */
+template <int TX, int TY, int XM, class T>
+TMG_HD void tma_wait(const T *sm, const tile_item &it, int z) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  tess_mbar_wait(smem_addr(sm, 0) + G::BAR0 + 8u * (unsigned)(z & 7),
+                 (unsigned)((z - it.z0 + 3) >> 3) & 1u);
+}
+
+template <int TX, int TY, class T, int XM>
+__global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
+    mhd_tiled_tma_kernel(const kparams<T> p, const __grid_constant__ CUtensorMap tm,
+                         const tess_tma_host h) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  extern __shared__ __align__(128) unsigned char sm_tma[];
+  T *sm = reinterpret_cast<T *>(sm_tma);
+  const int tid = threadIdx.x;
+  const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
+  const int sig = (it.X0 - 3) & 3;
+  for (int i = tid; i < exp_words<T>(); i += G::NT)
+    reinterpret_cast<unsigned long long *>(sm_tma)[i] = exp_word<T>(i);
+  if (tid == 0) {
+    for (int i = 0; i < 8; i++)
+      tess_mbar_init(smem_addr(sm, 0) + G::BAR0 + 8u * (unsigned)i);
+    tess_mbar_fence_init();
+    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+      tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, z, it.z0, z == it.z0 + 3);
+  }
+  __syncthreads(); /* the barriers are set up before anyone waits on them */
+  tile_state<T> st;
+  tile_prologue<TX, TY>(p, it, tid, st);
+  for (int z = it.z0 - 3; z <= it.z0 + 2; z++)
+    tma_wait<TX, TY, XM>(sm, it, z);
+  for (int zc = it.z0; zc < it.z1; zc++) {
+    tma_wait<TX, TY, XM>(sm, it, zc + 3); /* this step's planes have landed ... */
+    __syncthreads();                      /* ... and everyone is done with the last step */
+    if (tid == 0 && zc + 1 < it.z1) {     /* into the slots the last step read last */
+      tess_tma_fence();
+      tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, zc + 4, zc + 1, true);
+    }
+    tile_compute<TX, TY, T, false, XM>(p, sm, reinterpret_cast<const unsigned long long *>(sm_tma),
+                                       it, zc, tid, st, sig);
+  }
+}
+
+/* A lone periodic tile (WR) under tensor copies: its input's ghost layers (stale, says
+ * tess_region.wrap: scratch) first take the owned cells' periodic images, then the plain march
+ * reads them. One pass, element e of the ghost shell (fill_count): first the x ghosts of the
+ * owned rows (row e / 2g, ghost e mod 2g: 12-byte pieces), then the whole rows (8 components,
+ * all dim[0] elements: contiguous) whose y or z is a ghost, the z ghost planes first. */
+template <class T> TMG_HD void fill_ghost(const kparams<T> &p, long long e) {
+  const int g0 = p.wg[0], g1 = p.wg[1], g2 = p.wg[2];
+  const int n0 = p.dim[0] - 2 * g0, n1 = p.dim[1] - 2 * g1, n2 = p.dim[2] - 2 * g2;
+  const long long xs = 16LL * g0 * n1 * n2; /* the x ghosts of the owned rows */
+  int x, y, z, c;
+  if (e < xs) {
+    const int j = (int)(e % (2 * g0));
+    const long long row = e / (2 * g0), yz = row / 8;
+    c = (int)(row % 8), y = g1 + (int)(yz % n1), z = g2 + (int)(yz / n1);
+    x = j < g0 ? j : n0 + j;
+  } else {
+    const long long k = e - xs, rg = k / (8LL * p.dim[0]), zp = 2LL * g2 * p.dim[1];
+    const int ck = (int)(k % (8LL * p.dim[0]));
+    c = ck / p.dim[0], x = ck % p.dim[0];
+    if (rg < zp) {
+      const int zi = (int)(rg / p.dim[1]);
+      z = zi < g2 ? zi : n2 + zi, y = (int)(rg % p.dim[1]);
+    } else {
+      const int yi = (int)((rg - zp) % (2 * g1));
+      z = g2 + (int)((rg - zp) / (2 * g1)), y = yi < g1 ? yi : n1 + yi;
+    }
+  }
+  T *io = const_cast<T *>(p.in);
+  io[x + c * p.X + y * p.sy + z * p.sz] =
+      io[tess_wrap(x, g0, p.dim[0]) + c * p.X + tess_wrap(y, g1, p.dim[1]) * p.sy +
+         tess_wrap(z, g2, p.dim[2]) * p.sz];
+}
+/* Elements of the ghost shell. */
+template <class T> TMG_HD long long fill_count(const kparams<T> &p) {
+  const long long g1 = p.wg[1], g2 = p.wg[2], n1 = p.dim[1] - 2 * g1, n2 = p.dim[2] - 2 * g2;
+  return 16LL * p.wg[0] * n1 * n2 + 8LL * p.dim[0] * (2 * g2 * p.dim[1] + n2 * 2 * g1);
+}
+template <class T> __global__ void mhd_fill_kernel(const kparams<T> p, long long n) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+       e += (long long)gridDim.x * blockDim.x)
+    fill_ghost(p, e);
+}
+
 /* ---- host side ---------------------------------------------------------------------------- */
 
 enum kernel_kind {
@@ -663,7 +814,13 @@ enum kernel_kind {
   KIND_TILED32X8 = 4,    /* benchmark builds: 32 x 8 in float too */
   KIND_TILED_WHOLE = 5,  /* benchmark builds: the tiled kernel, items whole (no pieces) */
   KIND_TILED_PIECES = 6, /* benchmark builds: the tiled kernel, the last row in 3 pieces always */
+  KIND_TILED_COPIES = 7, /* benchmark builds: float 32 x 16 with element copies, never tensor */
+  KIND_TILED_TMA = 8,    /* benchmark builds: float 32 x 16 with tensor copies wherever they
+                            apply, a lone tile's ghosts filled at any size */
 };
+
+/* When the float 32 x 16 march takes tensor copies (launch_tma). */
+enum tma_use { TMA_NEVER, TMA_AUTO, TMA_ALWAYS };
 
 /* The tiled kernel's tile is 32 x 16 in float where the region is 16 cells deep in y (the
  * header). */
@@ -768,9 +925,9 @@ static void check_launch() {
 
 /* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
  * its z chunks planned for the blocks that fit on the device at once. */
-template <int TX, int TY, class T, class K>
+template <int TX, int TY, class T, class K, class... A>
 static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split,
-                          int force) {
+                          int force, const A &...args) {
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
@@ -779,7 +936,7 @@ static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   plan_tiles<TX, TY>(p, slots, split);
   if (force) force_pieces(p, force);
-  kern<<<tiles_total(p), nt, smem, s>>>(p);
+  kern<<<tiles_total(p), nt, smem, s>>>(p, args...);
   check_launch();
 }
 
@@ -792,12 +949,70 @@ static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int f
     launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
-/* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only). */
+/* The ghost layers of a lone periodic tile's input (fill_ghost), in one launch. */
+template <class T> static void fill_images(const kparams<T> &p, cudaStream_t s) {
+  const long long n = fill_count(p), blocks = (n + 255) / 256;
+  mhd_fill_kernel<T><<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, s>>>(p, n);
+  check_launch();
+}
+
+/* Whether a float 32 x 16 tiled launch may take tensor copies (mhd_tiled_tma_kernel): an sm_90
+ * device, rows an even number of elements, an array TMA can cut boxes from (tma.cuh). h: its host
+ * view (also the emulation's). */
+static bool tma_view(const kparams<float> &p, tess_tma_host *h) {
+  typedef tile_geom<32, 16, float, 0> G;
+  const long long dim[3] = {p.sy, p.dim[1], p.dim[2]}, pitch[2] = {p.sy, p.sz};
+  return p.X % 2 == 0 && tess_tma_view(h, p.in, dim, pitch, G::W, G::H);
+}
+
+/* A lone periodic tile pays the ghost fill (fill_images) for the tensor copies from 2^22 cells on
+ * (H100, float, the kernel alone: the fill + tensor copies against the WR form's element copies,
+ * +4% at 128^3, -0.5 to +0.1% at 160^3, -1% at 192^3, -3.5% at 224^3, -5% at 256^3, -6% at
+ * 512^3; bench/results/2026-11-28-h100-mhd-s12.txt, call 10). */
+constexpr long long TMA_WRAP_MIN_CELLS = 1LL << 22;
+
+/* Whether `use` asks for tensor copies on region p (TMA_AUTO: not for a lone tile too small to
+ * pay for its fill); the layout's own conditions are tma_view's. */
+static bool tma_wanted(const kparams<float> &p, tma_use use) {
+  const bool wrap = p.wg[0] | p.wg[1] | p.wg[2];
+  const long long cells =
+      (long long)(p.hi[0] - p.lo[0]) * (p.hi[1] - p.lo[1]) * (p.hi[2] - p.lo[2]);
+  return use == TMA_ALWAYS || (use == TMA_AUTO && !(wrap && cells < TMA_WRAP_MIN_CELLS));
+}
+
+/* The float 32 x 16 march with tensor copies, a lone periodic tile's ghosts filled first; false
+ * (nothing launched) where it is not wanted (tma_wanted) or does not apply. */
+static bool launch_tma(kparams<float> &p, cudaStream_t s, bool split, int force, tma_use use) {
+  typedef tile_geom<32, 16, float, 0> G;
+  const bool wrap = p.wg[0] | p.wg[1] | p.wg[2];
+  if (!tma_wanted(p, use)) return false;
+  CUtensorMap tm;
+  tess_tma_host h;
+  const long long dim[3] = {p.sy, p.dim[1], p.dim[2]}, pitch[2] = {p.sy, p.sz};
+  if (!tma_view(p, &h) || !tess_tma_device() ||
+      !tess_tma_map(&tm, &h, p.in, dim, pitch, G::W, G::H))
+    return false;
+  if (wrap) {
+    fill_images(p, s);
+    p.wg[0] = p.wg[1] = p.wg[2] = 0; /* the ghosts are current now: the plain march */
+  }
+  if (p.X % 4 == 0)
+    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 0>, G::NT, G::SMEM, p, s, split,
+                          force, tm, h);
+  else
+    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 2>, G::NT,
+                          tile_geom<32, 16, float, 2>::SMEM, p, s, split, force, tm, h);
+  return true;
+}
+
+/* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only, with tensor
+ * copies where launch_tma takes them). */
 template <class T>
-static void launch_tile(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0) {
+static void launch_tile(kparams<T> &p, cudaStream_t s, bool split = true, int force = 0,
+                        tma_use tma = TMA_AUTO) {
   if constexpr (sizeof(T) == 4)
     if (tall_tile(p)) {
-      launch_tiled<32, 16, T>(p, s, split, force);
+      if (!launch_tma(p, s, split, force, tma)) launch_tiled<32, 16, T>(p, s, split, force);
       return;
     }
   launch_tiled<32, 8, T>(p, s, split, force);
@@ -849,9 +1064,13 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tile(p, s, split, split ? 3 : 0);
     return;
   }
+  if (kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA) {
+    launch_tile(p, s, true, 0, kind == KIND_TILED_TMA ? TMA_ALWAYS : TMA_NEVER);
+    return;
+  }
 #endif
   if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE ||
-      kind == KIND_TILED_PIECES)
+      kind == KIND_TILED_PIECES || kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA)
     kind = KIND_TILED;
   if (kind == KIND_TILED)
     launch_tile(p, s);
