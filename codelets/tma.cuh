@@ -107,8 +107,8 @@ TESS_TMA_HD void tess_tma_box(unsigned dst, T *dst_host, const CUtensorMap *tm,
   for (int j = 0; j < H; j++)
     for (int i = 0; i < W; i++) {
       const long long gx = (long long)x + i, gy = (long long)y + j;
-      const bool in = gx >= 0 && gx < h.dim[0] && gy >= 0 && gy < h.dim[1] && z >= 0 &&
-                      z < h.dim[2];
+      const bool in =
+          gx >= 0 && gx < h.dim[0] && gy >= 0 && gy < h.dim[1] && z >= 0 && z < h.dim[2];
       dst_host[j * W + i] = in ? src[gx + gy * h.pitch[0] + z * h.pitch[1]] : T(0);
     }
 #endif
