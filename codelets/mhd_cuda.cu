@@ -53,9 +53,10 @@
  *            its reach, all never used (past the array they arrive as 0). H100, float, the kernel
  * alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against 3.29 ms at 256^3; ncu:
  * 705 M warp instructions a launch instead of 735 M, and still bound by the shared loads:
- *            2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone periodic tile takes it from 2^22
- *            cells on, after one kernel has written its input's ghost layers (fill_images: 77 us
- *            a substep at 256^3); smaller ones take the WR form below.
+ *            2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone periodic tile takes it where its
+ *            ghost fill pays (tma_wanted: cubes from 192^3), after one kernel has written its
+ *            input's ghost layers (fill_images: 77 us a substep at 256^3); smaller ones take
+ *            the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -965,19 +966,22 @@ static bool tma_view(const kparams<float> &p, tess_tma_host *h) {
   return p.X % 2 == 0 && tess_tma_view(h, p.in, dim, pitch, G::W, G::H);
 }
 
-/* A lone periodic tile pays the ghost fill (fill_images) for the tensor copies from 2^22 cells on
- * (H100, float, the kernel alone: the fill + tensor copies against the WR form's element copies,
- * +4% at 128^3, -0.5 to +0.1% at 160^3, -1% at 192^3, -3.5% at 224^3, -5% at 256^3, -6% at
- * 512^3; bench/results/2026-11-28-h100-mhd-s12.txt, call 10). */
-constexpr long long TMA_WRAP_MIN_CELLS = 1LL << 22;
+/* A lone periodic tile pays for its ghost fill (fill_images) with the tensor copies where the fill
+ * moves at most a tenth as many elements as the tile owns: from 192^3 on for a cube (9.7%; 160^3:
+ * 11.7%). H100, float, the kernel alone, fill + tensor copies against the WR form's element
+ * copies: +4% at 128^3, -0.5 to +0.1% at 160^3, -1% at 192^3, -3.5% at 224^3, -5% at 256^3, -6%
+ * at 512^3 (bench/results/2026-11-28-h100-mhd-s12.txt, call 10). A ratio rather than a size: a
+ * thin tile's ghost planes are many for its cells. */
+constexpr long long TMA_FILL_MAX_TENTHS = 1;
 
-/* Whether `use` asks for tensor copies on region p (TMA_AUTO: not for a lone tile too small to
- * pay for its fill); the layout's own conditions are tma_view's. */
+/* Whether `use` asks for tensor copies on region p (TMA_AUTO: not for a lone tile whose fill
+ * would not pay); the layout's own conditions are tma_view's. */
 static bool tma_wanted(const kparams<float> &p, tma_use use) {
   const bool wrap = p.wg[0] | p.wg[1] | p.wg[2];
+  if (use != TMA_AUTO) return use == TMA_ALWAYS;
   const long long cells =
       (long long)(p.hi[0] - p.lo[0]) * (p.hi[1] - p.lo[1]) * (p.hi[2] - p.lo[2]);
-  return use == TMA_ALWAYS || (use == TMA_AUTO && !(wrap && cells < TMA_WRAP_MIN_CELLS));
+  return !wrap || 10 * fill_count(p) <= TMA_FILL_MAX_TENTHS * 8 * cells;
 }
 
 /* The float 32 x 16 march with tensor copies, a lone periodic tile's ghosts filled first; false
