@@ -50,13 +50,13 @@
  *            landed: no element copies through the other threads' load/store pipe. Boxes start
  *            at 16-byte boundaries (an H100 faults otherwise), so rows are 44 wide: a box reads
  *            up to 6 elements beside each row of the rectangle, and a partial tile's rows past
- *            its reach, all never used (past the array they arrive as 0). H100, float, the kernel
- * alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against 3.29 ms at 256^3; ncu:
- * 705 M warp instructions a launch instead of 735 M, and still bound by the shared loads:
- *            2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone periodic tile takes it where its
- *            ghost fill pays (tma_wanted: cubes from 192^3), after one kernel has written its
- *            input's ghost layers (fill_images: 77 us a substep at 256^3); smaller ones take
- *            the WR form below.
+ *            its reach, all never used (past the array they arrive as 0). H100, float, the
+ *            kernel alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against
+ *            3.29 ms at 256^3; ncu: 705 M warp instructions a launch instead of 735 M, still
+ *            bound by the shared loads; 2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone
+ *            periodic tile takes it where its ghost fill pays (tma_wanted: cubes from 192^3),
+ *            after one kernel has written its input's ghost layers (fill_images: 77 us a
+ *            substep at 256^3); smaller ones take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
