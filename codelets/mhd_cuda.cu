@@ -28,7 +28,7 @@
  *            (__launch_bounds__(256, 2): at most 128 registers per thread, no spills) and one
  *            block's plane loads and start-up hide behind the other's arithmetic. The tile is
  *            32 x 8 (16 x 16 is 6% slower in double, 41% in float), but 32 x 16 in float where
- *            the region is 16 cells deep in y: one block of 16 warps per SM in 174 KiB, the
+ *            the region is 16 cells deep in y: one block of 16 warps per SM in 170 KiB, the
  *            ring's copies 1.63 a cell instead of 2.08. With copy_plan it is 10% faster than
  *            32 x 8 with the former row copies (c306806) at 128^3 and 256^3, 6% at 512^3; 32 x 8
  *            with copy_plan is 4-5% slower than that (its third round of copies: 20 elements),
@@ -53,11 +53,11 @@
  *            up to 6 elements beside each row of the rectangle, and a partial tile's rows past
  *            its reach, all never used (past the array they arrive as 0). H100, float, the
  *            kernel alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against
- *            3.29 ms at 256^3; ncu: 705 M warp instructions a launch instead of 735 M, still
- *            bound by the shared loads; 2026-11-28-h100-mhd-s12.txt, calls 8-11). A lone
- *            periodic tile takes it where its ghost fill pays (tma_wanted: cubes from 192^3),
- *            after one kernel has written its input's ghost layers (fill_images: 77 us a
- *            substep at 256^3); smaller ones take the WR form below.
+ *            3.29 ms at 256^3; ncu: 707 M warp instructions a substep-1 launch instead of
+ *            735 M, still bound by the shared loads; 2026-11-28-h100-mhd-s12.txt, calls 8-11).
+ *            A lone periodic tile takes it where its ghost fill pays (tma_wanted: cubes from
+ *            192^3), after one kernel has written its input's ghost layers (fill_images: 77 us
+ *            a substep at 256^3); smaller ones take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
