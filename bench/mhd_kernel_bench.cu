@@ -86,6 +86,7 @@ template <class T> static const char *kind_name(int kind) {
                   : kind == G::KIND_TILED_PIECES ? "tiled-pieces"
                   : kind == G::KIND_TILED_COPIES ? "tiled-copies"
                   : kind == G::KIND_TILED_TMA    ? "tiled-tma"
+                  : kind == G::KIND_TILED_FILL   ? "tiled-fill"
                                                  : "generic";
   std::snprintf(buf, sizeof buf, "%s %s", prec<T>::name, k);
   return buf;
@@ -272,17 +273,11 @@ template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams
   }
 }
 
-/* The tensor-copy march (mhd_tiled_tma_kernel) step by step, the boxes as host copies; a lone
- * periodic tile's ghosts filled first, as launch_tma does. */
-template <int XM> static void emulate_tma(G::kparams<float> p, const tess_tma_host &h) {
+/* The tensor-copy march (mhd_tiled_tma_kernel) step by step on planned region p, the boxes as
+ * host copies; AH: z read at its image (p.wg = {0, 0, g}). */
+template <int XM, bool AH>
+static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
   typedef G::tile_geom<32, 16, float, XM> TG;
-  if (p.wg[0] | p.wg[1] | p.wg[2]) { /* G::fill_images */
-    for (long long e = 0; e < G::fill_count(p); e++)
-      G::fill_ghost(p, e);
-    p.wg[0] = p.wg[1] = p.wg[2] = 0;
-  }
-  G::plan_tiles<32, 16>(p, 8, true);
-  G::force_pieces(p, 3);
   std::vector<float> sm(TG::TOTAL);
   std::vector<G::tile_state<float>> st(TG::NT);
   for (int b = 0; b < G::tiles_total(p); b++) {
@@ -293,16 +288,49 @@ template <int XM> static void emulate_tma(G::kparams<float> p, const tess_tma_ho
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
       G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, z, it.z0, z == it.z0 + 3);
     for (int tid = 0; tid < TG::NT; tid++)
-      G::tile_prologue<32, 16>(p, it, tid, st[tid]);
+      G::tile_prologue<32, 16, AH>(p, it, tid, st[tid]);
     for (int zc = it.z0; zc < it.z1; zc++) {
       if (zc + 1 < it.z1)
         G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, zc + 4, zc + 1, true);
       for (int tid = 0; tid < TG::NT; tid++)
-        G::tile_compute<32, 16, float, false, XM>(
+        G::tile_compute<32, 16, float, AH, XM>(
             p, sm.data(), reinterpret_cast<const unsigned long long *>(sm.data()), it, zc, tid,
             st[tid], sig);
     }
   }
+}
+
+/* launch_tma on the host. A lone periodic tile: where its march fills its own ghosts (AH), every
+ * block's share of every plane first (on the device FILL_AHEAD planes ahead of the march, in
+ * batches that every block finishes before a box reads them), then the march reading z at its
+ * image; else the fill (fill_images), then the plain march. */
+template <int XM>
+static void emulate_tma(G::kparams<float> p, const tess_tma_host &h, G::tma_use use) {
+  G::kparams<float> q = p;
+  if ((p.wg[0] | p.wg[1] | p.wg[2]) && use != G::TMA_FILL &&
+      G::plan_ahead(q, 1 << 20, use == G::TMA_ALWAYS)) {
+    const int g0 = q.wg[0], g1 = q.wg[1], g = q.wg[2], n = q.dim[2] - 2 * g;
+    float *io = const_cast<float *>(q.in);
+    for (int b = 0; b < q.items; b++)
+      for (int tid = 0; tid < 512; tid++) {
+        const G::fill_share f = G::fill_share_of(q, g0, g1, b, q.items, tid);
+        for (int k = 0; f.mine && k < n; k++) {
+          const long long z = G::fill_plane_of(k, g, n) * q.sz;
+          io[z + f.dst] = io[z + f.src];
+        }
+      }
+    q.wg[0] = q.wg[1] = 0;
+    emulate_tma_march<XM, true>(q, h);
+    return;
+  }
+  if (p.wg[0] | p.wg[1] | p.wg[2]) { /* G::fill_images */
+    for (long long e = 0; e < G::fill_count(p); e++)
+      G::fill_ghost(p, e);
+    p.wg[0] = p.wg[1] = p.wg[2] = 0;
+  }
+  G::plan_tiles<32, 16>(p, 8, true);
+  G::force_pieces(p, 3);
+  emulate_tma_march<XM, false>(p, h);
 }
 
 template <class T> static void emulate(const tess_region *r, int kind) {
@@ -315,15 +343,17 @@ template <class T> static void emulate(const tess_region *r, int kind) {
     kind = G::KIND_TILED; /* the emulation cuts pieces always */
   tess_tma_host h;        /* as launch_tile and launch_tma pick */
   if constexpr (sizeof(T) == 4) {
-    const G::tma_use use = kind == G::KIND_TILED_TMA ? G::TMA_ALWAYS
-                           : kind == G::KIND_TILED   ? G::TMA_AUTO
-                                                     : G::TMA_NEVER;
+    const G::tma_use use = kind == G::KIND_TILED_TMA    ? G::TMA_ALWAYS
+                           : kind == G::KIND_TILED_FILL ? G::TMA_FILL
+                           : kind == G::KIND_TILED      ? G::TMA_AUTO
+                                                        : G::TMA_NEVER;
     if (G::tall_tile(p) && G::tma_wanted(p, use) && G::tma_view(p, &h)) {
-      p.X % 4 == 0 ? emulate_tma<0>(p, h) : emulate_tma<2>(p, h);
+      p.X % 4 == 0 ? emulate_tma<0>(p, h, use) : emulate_tma<2>(p, h, use);
       return;
     }
   }
-  if (kind == G::KIND_TILED_COPIES || kind == G::KIND_TILED_TMA) kind = G::KIND_TILED;
+  if (kind == G::KIND_TILED_COPIES || kind == G::KIND_TILED_TMA || kind == G::KIND_TILED_FILL)
+    kind = G::KIND_TILED;
   if (kind == G::KIND_TILED && G::tall_tile(p))
     wr ? emulate_tiled<32, 16, true>(p) : emulate_tiled<32, 16, false>(p);
   else if (kind == G::KIND_TILED || kind == G::KIND_TILED32X8)
@@ -479,7 +509,8 @@ template <class T> static void validate(bool quick) {
   std::vector<variant> exact = {G::KIND_AUTO, G::KIND_TILED, G::KIND_GENERIC, G::KIND_TILED16,
                                 G::KIND_TILED_PIECES};
   if (sizeof(T) == 4)
-    for (variant v : {G::KIND_TILED32X8, G::KIND_TILED_COPIES, G::KIND_TILED_TMA})
+    for (variant v :
+         {G::KIND_TILED32X8, G::KIND_TILED_COPIES, G::KIND_TILED_TMA, G::KIND_TILED_FILL})
       all.push_back(v), exact.push_back(v);
   std::printf("\n== %s correctness vs tess_mhd_rk3_cpu%s (k=9: full RK3 step, 3 substeps "
               "chained)\n",
@@ -551,6 +582,12 @@ template <class T> static void validate(bool quick) {
   check_wrap<T>("wrap: ragged, all terms", ragged, ha, odd, exact, 61);
   const tile wide = make_tile(100, 20, 8); /* tiles off every edge: the plain copy loop */
   check_wrap<T>("wrap: 100x20x8", wide, h, def, exact, 63);
+  if (sizeof(T) == 4) { /* columns enough for the march that fills its own ghosts (tiled-tma):
+                           on the GPU deeper than FILL_AHEAD planes, so its fill runs in steps */
+    const tile lone = make_tile(128, 128, g_emulate ? 8 : 48);
+    check_wrap<T>("wrap: 128x128 lone tile", lone, h, def,
+                  {G::KIND_AUTO, G::KIND_TILED_TMA, G::KIND_TILED_FILL}, 64);
+  }
 
   /* 2D: z inactive (dim 1, no ghost) */
   const tile flat = make_tile(quick ? 40 : 128, quick ? 24 : 64, 1, true);
@@ -871,9 +908,9 @@ static void print_kernel_resources() {
       {(const void *)G::mhd_generic_kernel<double>, "f64 generic", 0},
       {(const void *)G::mhd_tiled_kernel<32, 16, float>, "f32 tiled32x16",
        G::tile_geom<32, 16, float>::SMEM},
-      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 0>, "f32 tma32x16 X%4=0",
+      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 0, false>, "f32 tma32x16 X%4=0",
        G::tile_geom<32, 16, float, 0>::SMEM},
-      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 2>, "f32 tma32x16 X%4=2",
+      {(const void *)G::mhd_tiled_tma_kernel<32, 16, float, 2, false>, "f32 tma32x16 X%4=2",
        G::tile_geom<32, 16, float, 2>::SMEM},
       {(const void *)G::mhd_tiled_kernel<32, 8, float>, "f32 tiled32x8",
        G::tile_geom<32, 8, float>::SMEM},

@@ -56,8 +56,12 @@
  *            3.29 ms at 256^3; ncu: 707 M warp instructions a substep-1 launch instead of
  *            735 M, still bound by the shared loads; 2026-11-28-h100-mhd-s12.txt, calls 8-11).
  *            A lone periodic tile takes it where its ghost fill pays (tma_wanted: cubes from
- *            192^3), after one kernel has written its input's ghost layers (fill_images: 77 us
- *            a substep at 256^3); smaller ones take the WR form below.
+ *            192^3). Where the plan keeps its columns whole in one wave (plan_ahead; of the
+ *            cubes 128^3 to 512^3 on 132 SMs, 256^3), the march fills its own x and y ghosts
+ *            a few dozen planes ahead of itself and reads z at its image (H200, 256^3:
+ *            3.18-3.24 ms a step against 3.31 with the fill first; 2026-11-28-h200-mhd-s13.txt);
+ *            else one kernel first writes its input's ghost layers (fill_images: 77 us a
+ *            substep at 256^3 on an H100). Smaller lone tiles take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
  *            global memory through L1. For thin outer segments and 2D grids.
  *
@@ -693,7 +697,9 @@ enum kernel_kind {
   KIND_TILED_PIECES = 6, /* benchmark builds: the tiled kernel, the last row in 3 pieces always */
   KIND_TILED_COPIES = 7, /* benchmark builds: float 32 x 16 with element copies, never tensor */
   KIND_TILED_TMA = 8,    /* benchmark builds: float 32 x 16 with tensor copies wherever they
-                            apply, a lone tile's ghosts filled at any size */
+                            apply, a lone tile's march filling its own ghosts where its columns
+                            fit at once (else filled first), at any size */
+  KIND_TILED_FILL = 9,   /* benchmark builds: the same, a lone tile's ghosts always filled first */
 };
 
 /* The tiled kernel's tile is 32 x 16 in float where the region is 16 cells deep in y (the
@@ -884,13 +890,17 @@ template <class T> static void launch(const tess_region *r, void *stream, int ki
     launch_tile(p, s, split, split ? 3 : 0);
     return;
   }
-  if (kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA) {
-    launch_tile(p, s, true, 0, kind == KIND_TILED_TMA ? TMA_ALWAYS : TMA_NEVER);
+  if (kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA || kind == KIND_TILED_FILL) {
+    launch_tile(p, s, true, 0,
+                kind == KIND_TILED_TMA    ? TMA_ALWAYS
+                : kind == KIND_TILED_FILL ? TMA_FILL
+                                          : TMA_NEVER);
     return;
   }
 #endif
   if (kind == KIND_TILED16 || kind == KIND_TILED32X8 || kind == KIND_TILED_WHOLE ||
-      kind == KIND_TILED_PIECES || kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA)
+      kind == KIND_TILED_PIECES || kind == KIND_TILED_COPIES || kind == KIND_TILED_TMA ||
+      kind == KIND_TILED_FILL)
     kind = KIND_TILED;
   if (kind == KIND_TILED)
     launch_tile(p, s);

@@ -3,8 +3,10 @@
  * namespace tess_mhd_gpu after its own launch helpers (launch_blocks, check_launch); not a header
  * of its own. mhd_cuda.cu's header says what the march is and what it measured. */
 
-/* When the float 32 x 16 march takes tensor copies (launch_tma). */
-enum tma_use { TMA_NEVER, TMA_AUTO, TMA_ALWAYS };
+/* When the float 32 x 16 march takes tensor copies (launch_tma). TMA_ALWAYS: wherever they
+ * apply, a lone tile's march filling its own ghosts wherever its columns fit at once;
+ * TMA_FILL: the same but a lone tile's ghosts always by fill_images (benchmark builds). */
+enum tma_use { TMA_NEVER, TMA_AUTO, TMA_ALWAYS, TMA_FILL };
 
 /* ---- the march (device) ----------------------------------------------------------------------
  * The same march, but one thread brings each plane: one box (tma.cuh) per component, 8 per step
@@ -19,27 +21,29 @@ enum tma_use { TMA_NEVER, TMA_AUTO, TMA_ALWAYS };
  * comes on ring plane zc + 4's. */
 
 /* Thread 0: ring plane z (u and A) and, with cen, centre plane zcen (lnrho, ss) into their
- * slots, on ring slot z & 7's mbarrier. */
+ * slots, on ring slot z & 7's mbarrier. A ghost plane is read at its periodic image where
+ * p.wg[2] > 0 (the march that fills its own ghosts, below). */
 template <int TX, int TY, int XM, class T>
 TMG_HD void tma_plane(const kparams<T> &p, const CUtensorMap *tm, const tess_tma_host &h, T *sm,
                       const tile_item &it, int sig, int z, int zcen, bool cen) {
   typedef tile_geom<TX, TY, T, XM> G;
   const unsigned s0 = smem_addr(sm, 0), bar = s0 + G::BAR0 + 8u * (unsigned)(z & 7);
   const int X = (int)p.X, x0 = it.X0 - 3 - sig, y0 = it.Y0 - 3;
+  const int zr = tess_wrap(z, p.wg[2], p.dim[2]), zcr = tess_wrap(zcen, p.wg[2], p.dim[2]);
   tess_mbar_expect(bar, (unsigned)((cen ? 8 : 6) * G::AREA * (int)sizeof(T)));
   constexpr int comp[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: tile_geom::ridx */
 #pragma unroll
   for (int i = 0; i < 6; i++) {
     const int dst = G::RING0 + (z & 7) * G::RS + i * G::FULL;
     tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h,
-                             comp[i] * X + x0 - G::XS(comp[i]), y0, z, bar);
+                             comp[i] * X + x0 - G::XS(comp[i]), y0, zr, bar);
   }
   if (cen)
 #pragma unroll
     for (int i = 0; i < 2; i++) {
       const int dst = G::CEN0 + (zcen & 1) * G::CS + i * G::FULL;
       tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h, 4 * i * X + x0, y0,
-                               zcen, bar);
+                               zcr, bar);
     }
 }
 
@@ -52,39 +56,174 @@ TMG_HD void tma_wait(const T *sm, const tile_item &it, int z) {
                  (unsigned)((z - it.z0 + 3) >> 3) & 1u);
 }
 
-template <int TX, int TY, class T, int XM>
+/* ---- a lone tile's x and y ghosts filled by its own march, ahead of it (AH) --------------------
+ * Where the march is one wave of blocks, each taking a whole column of tiles in z (plan_ahead),
+ * it fills its input's x and y ghosts itself instead of a kernel before it (fill_images): every
+ * block a slice of each owned plane's ghosts (fill_share), FILL_AHEAD planes ahead of its own
+ * step, each thread loading its element in one step and storing it in the next, so that nobody
+ * waits on the load. Each block counts the batches of FILL_BATCH planes it has finished in a
+ * device counter (fill_publish), and thread 0 waits for a plane's batch to be finished by every
+ * block before its box reads the plane (fill_wait). The march reads z at its periodic image
+ * (p.wg = {0, 0, g}: tile_prologue and tile_compute's WR z, tma_plane), so the ghost planes are
+ * never filled; the first one (the input's scratch: tess_region.wrap) holds the counters. Every
+ * block must be resident at once (it waits on all the others): one wave, else fill_images.
+ * H200, float, 256^3, the kernel alone: 3.18-3.24 ms a step against 3.31 with fill_images first
+ * and 3.10 for the plain march, no wrap (bench/results/2026-11-28-h200-mhd-s13.txt, calls 6-7). */
+constexpr int FILL_AHEAD = 40, FILL_BATCH = 16;
+
+/* Fill index k (0 <= k < n) of owned padded plane w (in [g, g + n)), and back: the order the
+ * march needs them, the images of the low ghost planes ([n, n + g)) first, then [g, n). */
+TMG_HD int fill_plane_of(int k, int g, int n) { return k < g ? n + k : k; }
+TMG_HD int fill_index_of(int w, int g, int n) { return w >= n ? w - n : w; }
+/* Batches of FILL_BATCH fill indices all stored once indices [0, m) are. */
+TMG_HD int fill_batches(int m, int n) {
+  return m >= n ? (n + FILL_BATCH - 1) / FILL_BATCH : m / FILL_BATCH;
+}
+
+/* A plane's ghost elements that boxes read, with ghost widths g0, g1 (p.wg is the march's):
+ * the x ghosts of its owned rows (rows (y, c), 2 g0 each), then its y ghost rows whole (rows
+ * (y, c), dim[0] each). Element e's offset in its plane, and that of the owned cell it takes. */
+template <class T> TMG_HD int fill_elems(const kparams<T> &p, int g0, int g1) {
+  return 16 * g0 * (p.dim[1] - 2 * g1) + 16 * g1 * p.dim[0];
+}
+template <class T>
+TMG_HD void fill_pair(const kparams<T> &p, int g0, int g1, int e, int &dst, int &src) {
+  const int d0 = p.dim[0], d1 = p.dim[1], n0 = d0 - 2 * g0, n1 = d1 - 2 * g1, xs = 16 * g0 * n1;
+  int x, y, c;
+  if (e < xs) {
+    const int r = e / (2 * g0), j = e - r * 2 * g0;
+    c = r & 7, y = g1 + (r >> 3), x = j < g0 ? j : n0 + j;
+  } else {
+    const int k = e - xs, r = k / d0, yi = r >> 3;
+    x = k - r * d0, c = r & 7, y = yi < g1 ? yi : n1 + yi;
+  }
+  dst = x + c * (int)p.X + y * (int)p.sy;
+  src = tess_wrap(x, g0, d0) + c * (int)p.X + tess_wrap(y, g1, d1) * (int)p.sy;
+}
+
+/* Thread tid's element of block b of nb's slice of every plane's fill (one at most: plan_ahead;
+ * offsets in the plane, which fit an int: plan_ahead). */
+struct fill_share {
+  int dst, src;
+  bool mine;
+};
+template <class T>
+TMG_HD fill_share fill_share_of(const kparams<T> &p, int g0, int g1, int b, int nb, int tid) {
+  const int ne = fill_elems(p, g0, g1), per = (ne + nb - 1) / nb, e = b * per + tid;
+  fill_share f = {0, 0, tid < per && e < ne};
+  if (f.mine) fill_pair(p, g0, g1, e, f.dst, f.src);
+  return f;
+}
+/* Fill indices [0, m) of this thread's share, two planes in flight (before the march). */
+template <class T> TMG_HD void fill_first(const kparams<T> &p, const fill_share &f, int m) {
+  const int g = p.wg[2], n = p.dim[2] - 2 * g;
+  T *io = const_cast<T *>(p.in);
+  for (int k = 0; f.mine && k < m; k += 2) {
+    const long long z0 = fill_plane_of(k, g, n) * p.sz, z1 = fill_plane_of(k + 1, g, n) * p.sz;
+    const T v0 = io[z0 + f.src], v1 = k + 1 < m ? io[z1 + f.src] : T(0);
+    io[z0 + f.dst] = v0;
+    if (k + 1 < m) io[z1 + f.dst] = v1;
+  }
+}
+/* In the march: stores fill index k - 1 (v, loaded a step ago) where it is not below `from`,
+ * and loads index k into v. */
+template <class T>
+TMG_HD void fill_next(const kparams<T> &p, const fill_share &f, int k, int from, T &v) {
+  const int g = p.wg[2], n = p.dim[2] - 2 * g;
+  T *io = const_cast<T *>(p.in);
+  if (f.mine && k - 1 >= from && k - 1 < n) io[fill_plane_of(k - 1, g, n) * p.sz + f.dst] = v;
+  if (f.mine && k < n) v = io[fill_plane_of(k, g, n) * p.sz + f.src];
+}
+
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ unsigned ld_acquire(const unsigned *a) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+#endif
+
+/* Thread 0: until every one of nb blocks has finished the batch holding padded plane z's image,
+ * then orders the box reads after the fill's stores. A batch that never finishes is a bug: after
+ * 2^26 polls (tens of seconds) the kernel traps (a launch failure, reported) rather than hang. */
+template <class T>
+__device__ __forceinline__ void fill_wait(const kparams<T> &p, const unsigned *count, int z,
+                                          unsigned nb) {
+#ifdef __CUDA_ARCH__
+  const int g = p.wg[2], n = p.dim[2] - 2 * g;
+  const unsigned *c = count + fill_index_of(tess_wrap(z, g, p.dim[2]), g, n) / FILL_BATCH;
+  for (unsigned i = 0; ld_acquire(c) < nb; i++) {
+    if (i == 1u << 26) __trap();
+    __nanosleep(32);
+  }
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
+/* Thread 0, after a barrier: batches [from, to) finished by this block (the barrier ordered its
+ * threads' stores before). */
+TMG_HD void fill_publish(unsigned *count, int from, int to) {
+#ifdef __CUDA_ARCH__
+  if (from < to) __threadfence();
+  for (int j = from; j < to; j++)
+    atomicAdd(count + j, 1u);
+#else
+  (void)count, (void)from, (void)to;
+#endif
+}
+
+/* AH: the march fills its x and y ghosts (above); g0, g1 are their widths, count the batches'
+ * counters (else unused). */
+template <int TX, int TY, class T, int XM, bool AH>
 __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
     mhd_tiled_tma_kernel(const kparams<T> p, const __grid_constant__ CUtensorMap tm,
-                         const tess_tma_host h) {
+                         const tess_tma_host h, unsigned *count, int g0, int g1) {
   typedef tile_geom<TX, TY, T, XM> G;
   extern __shared__ __align__(128) unsigned char sm_tma[];
   T *sm = reinterpret_cast<T *>(sm_tma);
   const int tid = threadIdx.x;
   const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
   const int sig = (it.X0 - 3) & 3;
+  const int fn = p.dim[2] - 2 * p.wg[2], pro = FILL_AHEAD < fn ? FILL_AHEAD : fn;
+  fill_share f = {0, 0, false};
+  T fv = T(0);
+  if (AH) { /* the first FILL_AHEAD planes' ghosts, before anyone reads them */
+    f = fill_share_of(p, g0, g1, (int)blockIdx.x, (int)gridDim.x, tid);
+    fill_first(p, f, pro);
+    __syncthreads();
+    if (tid == 0) fill_publish(count, 0, fill_batches(pro, fn));
+  }
   for (int i = tid; i < exp_words<T>(); i += G::NT)
     reinterpret_cast<unsigned long long *>(sm_tma)[i] = exp_word<T>(i);
   if (tid == 0) {
     for (int i = 0; i < 8; i++)
       tess_mbar_init(smem_addr(sm, 0) + G::BAR0 + 8u * (unsigned)i);
     tess_mbar_fence_init();
-    for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
+    for (int z = it.z0 - 3; z <= it.z0 + 3; z++) {
+      if (AH) fill_wait(p, count, z, gridDim.x);
       tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, z, it.z0, z == it.z0 + 3);
+    }
   }
   __syncthreads(); /* the barriers are set up before anyone waits on them */
   tile_state<T> st;
-  tile_prologue<TX, TY>(p, it, tid, st);
+  tile_prologue<TX, TY, AH>(p, it, tid, st);
   for (int z = it.z0 - 3; z <= it.z0 + 2; z++)
     tma_wait<TX, TY, XM>(sm, it, z);
   for (int zc = it.z0; zc < it.z1; zc++) {
     tma_wait<TX, TY, XM>(sm, it, zc + 3); /* this step's planes have landed ... */
     __syncthreads();                      /* ... and everyone is done with the last step */
-    if (tid == 0 && zc + 1 < it.z1) {     /* into the slots the last step read last */
+    if (AH) { /* step s stores fill index pro + s - 1 (loaded a step ago), loads pro + s */
+      const int k = pro + (zc - it.z0);
+      if (tid == 0 && zc > it.z0) /* [0, k - 1) stored now; [0, max(k - 2, pro)) a step ago */
+        fill_publish(count, fill_batches(k - 2 > pro ? k - 2 : pro, fn), fill_batches(k - 1, fn));
+      fill_next(p, f, k, pro, fv);
+    }
+    if (tid == 0 && zc + 1 < it.z1) { /* into the slots the last step read last */
+      if (AH) fill_wait(p, count, zc + 4, gridDim.x);
       tess_tma_fence();
       tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, zc + 4, zc + 1, true);
     }
-    tile_compute<TX, TY, T, false, XM>(p, sm, reinterpret_cast<const unsigned long long *>(sm_tma),
-                                       it, zc, tid, st, sig);
+    tile_compute<TX, TY, T, AH, XM>(p, sm, reinterpret_cast<const unsigned long long *>(sm_tma), it,
+                                    zc, tid, st, sig);
   }
 }
 
@@ -162,10 +301,53 @@ constexpr long long TMA_FILL_MAX_TENTHS = 1;
  * would not pay); the layout's own conditions are tma_view's. */
 static bool tma_wanted(const kparams<float> &p, tma_use use) {
   const bool wrap = p.wg[0] | p.wg[1] | p.wg[2];
-  if (use != TMA_AUTO) return use == TMA_ALWAYS;
+  if (use != TMA_AUTO) return use != TMA_NEVER;
   const long long cells =
       (long long)(p.hi[0] - p.lo[0]) * (p.hi[1] - p.lo[1]) * (p.hi[2] - p.lo[2]);
   return !wrap || 10 * fill_count(p) <= TMA_FILL_MAX_TENTHS * 8 * cells;
+}
+
+/* Plans region q for the march that fills its own x and y ghosts (AH) on `slots` blocks resident
+ * at once: a block a whole column of tiles, all at once, one fill element a plane a thread at
+ * most (for a cube, n >= 192); false where that does not apply. always: wherever the columns fit
+ * (TMA_ALWAYS); else only where the z-chunk plan takes whole columns anyway (the columns about fill
+ * the device). */
+template <class T> static bool plan_ahead(kparams<T> &q, int slots, bool always) {
+  typedef tile_geom<32, 16, T, 0> G;
+  const int g = q.wg[2], n = q.dim[2] - 2 * g;
+  if (g < 1 || q.lo[2] != g || q.hi[2] != g + n) return false; /* every owned plane */
+  plan_tiles<32, 16>(q, slots, false);
+  const int cols = q.ntx * q.nty;
+  if (cols > slots || (!always && q.items != cols)) return false;
+  q.zlen = q.tlen = n, q.items = q.full = cols, q.tpc = 1;
+  return (n + FILL_BATCH - 1) / FILL_BATCH <= q.dim[0] && /* the counters' row */
+         fill_elems(q, q.wg[0], q.wg[1]) <= (long long)G::NT * cols && q.sz < INT_MAX;
+}
+
+/* The march that fills its own x and y ghosts (AH) on a lone periodic tile, where plan_ahead
+ * says it applies: its counters in the input's first ghost plane (scratch; the march reads z at
+ * its image), cleared first. False (nothing launched) where it does not apply. */
+template <int XM>
+static bool launch_ahead(kparams<float> &p, cudaStream_t s, const CUtensorMap &tm,
+                         const tess_tma_host &h, bool always) {
+  typedef tile_geom<32, 16, float, XM> G;
+  const auto kern = mhd_tiled_tma_kernel<32, 16, float, XM, true>;
+  cudaError_t err =
+      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM);
+  if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
+  int slots;
+  if ((err = tess_zslots(kern, G::NT, G::SMEM, &slots)) != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
+  kparams<float> q = p;
+  if (!plan_ahead(q, slots, always)) return false;
+  const int g0 = q.wg[0], g1 = q.wg[1], n = q.dim[2] - 2 * q.wg[2];
+  unsigned *count = reinterpret_cast<unsigned *>(const_cast<float *>(q.in));
+  const size_t bytes = (size_t)((n + FILL_BATCH - 1) / FILL_BATCH) * sizeof(unsigned);
+  if ((err = cudaMemsetAsync(count, 0, bytes, s)) != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
+  q.wg[0] = q.wg[1] = 0; /* the march: x and y ghosts current when read, z at its image */
+  kern<<<q.items, G::NT, G::SMEM, s>>>(q, tm, h, count, g0, g1);
+  check_launch();
+  p = q;
+  return true;
 }
 
 /* The float 32 x 16 march with tensor copies, a lone periodic tile's ghosts filled first; false
@@ -180,15 +362,20 @@ static bool launch_tma(kparams<float> &p, cudaStream_t s, bool split, int force,
   if (!tma_view(p, &h) || !tess_tma_device() ||
       !tess_tma_map(&tm, &h, p.in, dim, pitch, G::W, G::H))
     return false;
+  const bool always = use == TMA_ALWAYS;
+  if (wrap && !force && use != TMA_FILL &&
+      (p.X % 4 == 0 ? launch_ahead<0>(p, s, tm, h, always) : launch_ahead<2>(p, s, tm, h, always)))
+    return true;
   if (wrap) {
     fill_images(p, s);
     p.wg[0] = p.wg[1] = p.wg[2] = 0; /* the ghosts are current now: the plain march */
   }
   if (p.X % 4 == 0)
-    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 0>, G::NT, G::SMEM, p, s, split,
-                          force, tm, h);
+    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 0, false>, G::NT, G::SMEM, p, s,
+                          split, force, tm, h, (unsigned *)nullptr, 0, 0);
   else
-    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 2>, G::NT,
-                          tile_geom<32, 16, float, 2>::SMEM, p, s, split, force, tm, h);
+    launch_blocks<32, 16>(mhd_tiled_tma_kernel<32, 16, float, 2, false>, G::NT,
+                          tile_geom<32, 16, float, 2>::SMEM, p, s, split, force, tm, h,
+                          (unsigned *)nullptr, 0, 0);
   return true;
 }

@@ -78,8 +78,9 @@ typedef struct tess_region {
    * the same conditions, but the inputs' ghost layers are NOT current: the kernel reads every
    * point beyond the owned box at its periodic image inside it (tess_wrap), so no halo is
    * copied before the stage; the outputs' ghost layers are left as they are. The inputs' ghost
-   * layers are the kernel's scratch: it may write the periodic images there first and read them
-   * (the MHD CUDA kernel does for a large lone tile, codelets/mhd_cuda.cu). */
+   * layers are the kernel's scratch: it may write the periodic images there first and read them,
+   * or keep its own state there (the MHD CUDA kernel does both for a large lone tile,
+   * codelets/mhd_cuda_tma.cuh). */
   int wrap;
 } tess_region;
 
