@@ -45,7 +45,8 @@
  *            faster. Region cells of partial tiles are masked; nothing outside
  *            [lo - 3, hi + 3) is read, nothing outside [lo, hi) written.
  *   tiled with tensor copies (float 32 x 16 on sm_90, where the array allows it; the march and
- *            its launcher, launch_tma, are in mhd_cuda_tma.cuh, included below):
+ *            its launcher, launch_tma, are in mhd_cuda_tma.cuh, a lone tile's ghosts in
+ *            mhd_cuda_fill.cuh, both included below):
  *            the same march, but thread 0 brings each plane as one box a component
  *            (cp.async.bulk.tensor, tma.cuh) and an mbarrier a ring slot says when it has
  *            landed: no element copies through the other threads' load/store pipe. Boxes start
@@ -829,7 +830,8 @@ static void launch_tiled(kparams<T> &p, cudaStream_t s, bool split = true, int f
     launch_blocks<TX, TY>(mhd_tiled_kernel<TX, TY, T>, G::NT, G::SMEM, p, s, split, force);
 }
 
-#include "mhd_cuda_tma.cuh" /* the float 32 x 16 march with tensor copies, its launcher */
+#include "mhd_cuda_fill.cuh" /* a lone tile's ghosts for the march with tensor copies */
+#include "mhd_cuda_tma.cuh"  /* the float 32 x 16 march with tensor copies, its launcher */
 
 /* The tiled kernel in the tile tall_tile picks (32 x 16 exists in float only, with tensor
  * copies where launch_tma takes them). */
