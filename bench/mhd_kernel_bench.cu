@@ -314,11 +314,9 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
   const int pro = G::FILL_AHEAD < n ? G::FILL_AHEAD : n;
   G::kparams<float> p = q;
   p.wg[0] = p.wg[1] = 0; /* the march's view: z at its image */
-  std::vector<unsigned> count((n + G::FILL_BATCH - 1) / G::FILL_BATCH, 0u);
-  const auto counted = [&](int z) { /* fill_wait's condition */
-                                    return count[G::fill_index_of(tess_wrap(z, g, p.dim[2]), g, n) /
-                                                 G::FILL_BATCH] >= (unsigned)nb;
-  };
+  std::vector<unsigned> count(G::fill_batches(n, n), 0u);
+  /* fill_wait's condition */
+  const auto counted = [&](int z) { return count[G::fill_batch_of(p, z)] >= (unsigned)nb; };
   struct block {
     std::vector<float> sm, fv;
     std::vector<G::tile_state<float>> st;
@@ -340,46 +338,43 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
     }
     G::fill_publish(count.data(), 0, G::fill_batches(pro, n));
   }
-  const auto advance =
-      [&](block &k) { /* one step of block k, or false where it must wait */
-                      if (k.zc < 0) {
-                        for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++)
-                          if (!counted(z)) return false;
-                        for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++) {
-                          G::fill_wait(p, count.data(), z, (unsigned)nb);
-                          G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, z,
-                                                   k.it.z0, z == k.it.z0 + 3);
-                        }
-                        for (int tid = 0; tid < TG::NT; tid++)
-                          G::tile_prologue<32, 16, true>(p, k.it, tid, k.st[tid]);
-                        k.zc = k.it.z0;
-                        return true;
-                      }
-                      if (k.zc >= k.it.z1) return false;
-                      const int zc = k.zc, kf = pro + (zc - k.it.z0);
-                      if (!k.filled) {
-                        if (zc > k.it.z0)
-                          G::fill_publish(count.data(),
-                                          G::fill_batches(kf - 2 > pro ? kf - 2 : pro, n),
-                                          G::fill_batches(kf - 1, n));
-                        for (int tid = 0; tid < TG::NT; tid++)
-                          G::fill_next(p, k.f[tid], kf, pro, k.fv[tid]);
-                        k.filled = true;
-                      }
-                      if (zc + 1 < k.it.z1) {
-                        if (!counted(zc + 4)) return false;
-                        G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
-                        G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, zc + 4,
-                                                 zc + 1, true);
-                      }
-                      for (int tid = 0; tid < TG::NT; tid++)
-                        G::tile_compute<32, 16, float, true, XM>(
-                            p, k.sm.data(),
-                            reinterpret_cast<const unsigned long long *>(k.sm.data()), k.it, zc,
-                            tid, k.st[tid], k.sig);
-                      k.zc++, k.filled = false;
-                      return true;
-      };
+  /* One step of block k, or false where it must wait. */
+  const auto advance = [&](block &k) {
+    if (k.zc < 0) {
+      for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++)
+        if (!counted(z)) return false;
+      for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++) {
+        G::fill_wait(p, count.data(), z, (unsigned)nb);
+        G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, z, k.it.z0,
+                                 z == k.it.z0 + 3);
+      }
+      for (int tid = 0; tid < TG::NT; tid++)
+        G::tile_prologue<32, 16, true>(p, k.it, tid, k.st[tid]);
+      k.zc = k.it.z0;
+      return true;
+    }
+    if (k.zc >= k.it.z1) return false;
+    const int zc = k.zc, kf = pro + (zc - k.it.z0);
+    if (!k.filled) {
+      if (zc > k.it.z0)
+        G::fill_publish(count.data(), G::fill_batches(kf - 2 > pro ? kf - 2 : pro, n),
+                        G::fill_batches(kf - 1, n));
+      for (int tid = 0; tid < TG::NT; tid++)
+        G::fill_next(p, k.f[tid], kf, pro, k.fv[tid]);
+      k.filled = true;
+    }
+    if (zc + 1 < k.it.z1) {
+      if (!counted(zc + 4)) return false;
+      G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
+      G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, zc + 4, zc + 1, true);
+    }
+    for (int tid = 0; tid < TG::NT; tid++)
+      G::tile_compute<32, 16, float, true, XM>(
+          p, k.sm.data(), reinterpret_cast<const unsigned long long *>(k.sm.data()), k.it, zc, tid,
+          k.st[tid], k.sig);
+    k.zc++, k.filled = false;
+    return true;
+  };
   for (bool moved = true; moved;) {
     moved = false;
     for (block &k : bs)

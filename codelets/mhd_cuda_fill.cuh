@@ -75,6 +75,11 @@ constexpr int FILL_AHEAD = 40, FILL_BATCH = 16;
  * march needs them, the images of the low ghost planes ([n, n + g)) first, then [g, n). */
 TMG_HD int fill_plane_of(int k, int g, int n) { return k < g ? n + k : k; }
 TMG_HD int fill_index_of(int w, int g, int n) { return w >= n ? w - n : w; }
+/* The batch (counter) holding padded plane z's image, for the march's view p (p.wg[2] = g). */
+template <class T> TMG_HD int fill_batch_of(const kparams<T> &p, int z) {
+  const int g = p.wg[2], n = p.dim[2] - 2 * g;
+  return fill_index_of(tess_wrap(z, g, p.dim[2]), g, n) / FILL_BATCH;
+}
 /* Batches of FILL_BATCH fill indices all stored once indices [0, m) are. */
 TMG_HD int fill_batches(int m, int n) {
   return m >= n ? (n + FILL_BATCH - 1) / FILL_BATCH : m / FILL_BATCH;
@@ -150,8 +155,7 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *a) {
  * anyone's waiting) an unfinished batch is that bug, named. */
 template <class T>
 TMG_HD void fill_wait(const kparams<T> &p, const unsigned *count, int z, unsigned nb) {
-  const int g = p.wg[2], n = p.dim[2] - 2 * g;
-  const unsigned *c = count + fill_index_of(tess_wrap(z, g, p.dim[2]), g, n) / FILL_BATCH;
+  const unsigned *c = count + fill_batch_of(p, z);
 #ifdef __CUDA_ARCH__
   for (unsigned i = 0; ld_acquire(c) < nb; i++) {
     if (i == 1u << 26) __trap();
