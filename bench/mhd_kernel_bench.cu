@@ -291,7 +291,8 @@ static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
       G::tile_prologue<32, 16, AH>(p, it, tid, st[tid]);
     for (int zc = it.z0; zc < it.z1; zc++) {
       if (zc + 1 < it.z1)
-        G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, zc + 4, zc + 1, true);
+        for (int j = 0; j < G::TMA_ISSUERS; j++)
+          G::tma_step<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, zc + 4, j);
       for (int tid = 0; tid < TG::NT; tid++)
         G::tile_compute<32, 16, float, AH, XM>(
             p, sm.data(), reinterpret_cast<const unsigned long long *>(sm.data()), it, zc, tid,
@@ -302,12 +303,14 @@ static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
 
 /* The march that fills its own ghosts (mhd_tiled_tma_kernel with AH) on planned region q (q.wg
  * the tile's ghost widths), its blocks as the device might interleave them: in turn, each as far
- * as it can go before a plane it needs is not yet counted by every block (block 0 first: the
- * most a block can run ahead of the others). A schedule that counts a plane before its ghosts
- * are stored shows as a stale (NaN) ghost read by a block ahead; one that never counts it, as a
- * block that cannot go on (reported, abort); a read of a plane no block counts, as fill_wait's
- * abort. Each block's steps keep the kernel's order: count finished batches, fill, wait, march.
- * The counters live apart from the array here, so a read of the first ghost plane (NaN) shows. */
+ * as it can go before a plane it waits for (where the kernel's issuers wait: their first plane,
+ * then each plane whose batch is not the last one's, fill_fresh) is not yet counted by every
+ * block (block 0 first: the most a block can run ahead of the others). A schedule that counts a
+ * plane before its ghosts are stored, or skips a wait it needs, shows as a stale (NaN) ghost read
+ * by a block ahead; one that never counts it, as a block that cannot go on (reported, abort); a
+ * read of a plane no block counts, as fill_wait's abort. Each block's steps keep the kernel's
+ * order: count finished batches, fill, wait, march. The counters live apart from the array here, so
+ * a read of the first ghost plane (NaN) shows. */
 template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_host &h) {
   typedef G::tile_geom<32, 16, float, XM> TG;
   const int g0 = q.wg[0], g1 = q.wg[1], g = q.wg[2], nb = q.items, n = q.dim[2] - 2 * g;
@@ -315,8 +318,9 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
   G::kparams<float> p = q;
   p.wg[0] = p.wg[1] = 0; /* the march's view: z at its image */
   std::vector<unsigned> count(G::fill_batches(n, n), 0u);
-  /* fill_wait's condition */
+  /* fill_wait's condition, and where the kernel waits (first: a thread's first wait) */
   const auto counted = [&](int z) { return count[G::fill_batch_of(p, z)] >= (unsigned)nb; };
+  const auto waits = [&](int z, bool first) { return first || G::fill_fresh(p, z); };
   struct block {
     std::vector<float> sm, fv;
     std::vector<G::tile_state<float>> st;
@@ -342,9 +346,9 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
   const auto advance = [&](block &k) {
     if (k.zc < 0) {
       for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++)
-        if (!counted(z)) return false;
+        if (waits(z, z == k.it.z0 - 3) && !counted(z)) return false;
       for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++) {
-        G::fill_wait(p, count.data(), z, (unsigned)nb);
+        if (waits(z, z == k.it.z0 - 3)) G::fill_wait(p, count.data(), z, (unsigned)nb);
         G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, z, k.it.z0,
                                  z == k.it.z0 + 3);
       }
@@ -364,9 +368,10 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
       k.filled = true;
     }
     if (zc + 1 < k.it.z1) {
-      if (!counted(zc + 4)) return false;
-      G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
-      G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, zc + 4, zc + 1, true);
+      if (waits(zc + 4, zc == k.it.z0) && !counted(zc + 4)) return false;
+      if (waits(zc + 4, zc == k.it.z0)) G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
+      for (int j = 0; j < G::TMA_ISSUERS; j++)
+        G::tma_step<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, zc + 4, j);
     }
     for (int tid = 0; tid < TG::NT; tid++)
       G::tile_compute<32, 16, float, true, XM>(

@@ -47,9 +47,9 @@
  *   tiled with tensor copies (float 32 x 16 on sm_90, where the array allows it; the march and
  *            its launcher, launch_tma, are in mhd_cuda_tma.cuh, a lone tile's ghosts in
  *            mhd_cuda_fill.cuh, both included below):
- *            the same march, but thread 0 brings each plane as one box a component
- *            (cp.async.bulk.tensor, tma.cuh) and an mbarrier a ring slot says when it has
- *            landed: no element copies through the other threads' load/store pipe. Boxes start
+ *            the same march, but each plane comes as one box a component (cp.async.bulk.tensor,
+ *            tma.cuh), each box issued by lane 0 of its own warp, and an mbarrier a ring slot
+ *            says when it has landed: no element copies through the load/store pipe. Boxes start
  *            at 16-byte boundaries (an H100 faults otherwise), so rows are 44 wide: a box reads
  *            up to 6 elements beside each row of the rectangle, and a partial tile's rows past
  *            its reach, all never used (past the array they arrive as 0). H100, float, the
@@ -60,7 +60,8 @@
  *            192^3). Where the plan keeps its columns whole in one wave (plan_ahead; of the
  *            cubes 128^3 to 512^3 on 132 SMs, 256^3), the march fills its own x and y ghosts
  *            a few dozen planes ahead of itself and reads z at its image (H200, 256^3:
- *            3.18-3.24 ms a step against 3.31 with the fill first; 2026-11-28-h200-mhd-s13.txt);
+ *            1.00-1.03 ms a substep against 1.03-1.05 with the fill first, ncu;
+ *            2026-11-28-h200-mhd-s14.txt, call 9);
  *            else one kernel first writes its input's ghost layers (fill_images: 77 us a
  *            substep at 256^3 on an H100). Smaller lone tiles take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
@@ -392,7 +393,7 @@ template <int TX, int TY, class T, int XM = -1> struct tile_geom {
   static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
   /* position of component c (ux, uy, uz, ax, ay, az) in a ring slot */
   static constexpr __host__ __device__ int ridx(int c) { return c < 4 ? c - 1 : c - 2; }
-  /* TM: how much further in component c's data sits in its box (tma_plane) */
+  /* TM: how much further in component c's data sits in its box (tma_boxes) */
   static constexpr __host__ __device__ int XS(int c) { return XM == 2 && (c & 1) ? 2 : 0; }
   static_assert(NT % 32 == 0, "whole warps");
   static_assert(!TM || ((RING0 * sizeof(T)) % 128 == 0 && (FULL * sizeof(T)) % 128 == 0 &&
@@ -588,7 +589,7 @@ template <int TX, int TY, class T, int XM = -1> struct tile_acc {
 };
 
 /* The accessor of the thread at (tx, ty) of the tile for step zc; sig: how far in the tile's
- * column X0 - 3 sits in its rows (tensor copies: tma_plane). */
+ * column X0 - 3 sits in its rows (tensor copies: tma_boxes). */
 template <int TX, int TY, int XM = -1, class T>
 TMG_HD tile_acc<TX, TY, T, XM> make_acc(const T *sm, int zc, int tx, int ty,
                                         const tile_state<T> &st, int sig = 0) {

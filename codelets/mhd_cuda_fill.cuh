@@ -62,13 +62,14 @@ template <class T> static void fill_images(const kparams<T> &p, cudaStream_t s) 
  * block a slice of each owned plane's ghosts (fill_share), FILL_AHEAD planes ahead of its own
  * step, each thread loading its element in one step and storing it in the next, so that nobody
  * waits on the load. Each block counts the batches of FILL_BATCH planes it has finished in a
- * device counter (fill_publish), and thread 0 waits for a plane's batch to be finished by every
- * block before its box reads the plane (fill_wait). The march reads z at its periodic image
- * (p.wg = {0, 0, g}: tile_prologue and tile_compute's WR z, tma_plane), so the ghost planes are
- * never filled; the first one (the input's scratch: tess_region.wrap) holds the counters. Every
- * block must be resident at once (it waits on all the others): one wave, else fill_images.
- * H200, float, 256^3, the kernel alone: 3.18-3.24 ms a step against 3.31 with fill_images first
- * and 3.10 for the plain march, no wrap (bench/results/2026-11-28-h200-mhd-s13.txt, calls 6-7). */
+ * device counter (fill_publish), and each thread that issues boxes waits for a plane's batch to
+ * be finished by every block before its box reads the plane (fill_wait, where fill_fresh). The
+ * march reads z at its periodic image (p.wg = {0, 0, g}: tile_prologue and tile_compute's WR z,
+ * tma_boxes), so the ghost planes are never filled; the first one (the input's scratch:
+ * tess_region.wrap) holds the counters. Every block must be resident at once (it waits on all the
+ * others): one wave, else fill_images. H200, float, 256^3, ncu: 1.00-1.03 ms a substep
+ * against 1.03-1.05 with fill_images first and 0.97-0.98 for the plain march, no wrap
+ * (bench/results/2026-11-28-h200-mhd-s14.txt, call 9). */
 constexpr int FILL_AHEAD = 40, FILL_BATCH = 16;
 
 /* Fill index k (0 <= k < n) of owned padded plane w (in [g, g + n)), and back: the order the
@@ -109,25 +110,29 @@ TMG_HD void fill_pair(const kparams<T> &p, int g0, int g1, int e, int &dst, int 
 /* Thread tid's element of block b of nb's slice of every plane's fill (one at most: plan_ahead;
  * offsets in the plane, which fit an int: plan_ahead). */
 struct fill_share {
-  int dst, src;
-  bool mine;
+  int dst, src; /* dst < 0: no element */
 };
 template <class T>
 TMG_HD fill_share fill_share_of(const kparams<T> &p, int g0, int g1, int b, int nb, int tid) {
   const int ne = fill_elems(p, g0, g1), per = (ne + nb - 1) / nb, e = b * per + tid;
-  fill_share f = {0, 0, tid < per && e < ne};
-  if (f.mine) fill_pair(p, g0, g1, e, f.dst, f.src);
+  fill_share f = {-1, 0};
+  if (tid < per && e < ne) fill_pair(p, g0, g1, e, f.dst, f.src);
   return f;
 }
-/* Fill indices [0, m) of this thread's share, two planes in flight (before the march). */
+/* Fill indices [0, m) of this thread's share, FILL_FIRST planes' loads in flight at once (before
+ * the march; every block waits for them, so their latency is the launch's). */
+constexpr int FILL_FIRST = 8;
 template <class T> TMG_HD void fill_first(const kparams<T> &p, const fill_share &f, int m) {
   const int g = p.wg[2], n = p.dim[2] - 2 * g;
   T *io = const_cast<T *>(p.in);
-  for (int k = 0; f.mine && k < m; k += 2) {
-    const long long z0 = fill_plane_of(k, g, n) * p.sz, z1 = fill_plane_of(k + 1, g, n) * p.sz;
-    const T v0 = io[z0 + f.src], v1 = k + 1 < m ? io[z1 + f.src] : T(0);
-    io[z0 + f.dst] = v0;
-    if (k + 1 < m) io[z1 + f.dst] = v1;
+  for (int k0 = 0; f.dst >= 0 && k0 < m; k0 += FILL_FIRST) {
+    T v[FILL_FIRST];
+#pragma unroll
+    for (int i = 0; i < FILL_FIRST; i++)
+      if (k0 + i < m) v[i] = io[fill_plane_of(k0 + i, g, n) * p.sz + f.src];
+#pragma unroll
+    for (int i = 0; i < FILL_FIRST; i++)
+      if (k0 + i < m) io[fill_plane_of(k0 + i, g, n) * p.sz + f.dst] = v[i];
   }
 }
 /* In the march: stores fill index k - 1 (v, loaded a step ago) where it is not below `from`,
@@ -136,8 +141,8 @@ template <class T>
 TMG_HD void fill_next(const kparams<T> &p, const fill_share &f, int k, int from, T &v) {
   const int g = p.wg[2], n = p.dim[2] - 2 * g;
   T *io = const_cast<T *>(p.in);
-  if (f.mine && k - 1 >= from && k - 1 < n) io[fill_plane_of(k - 1, g, n) * p.sz + f.dst] = v;
-  if (f.mine && k < n) v = io[fill_plane_of(k, g, n) * p.sz + f.src];
+  if (f.dst >= 0 && k - 1 >= from && k - 1 < n) io[fill_plane_of(k - 1, g, n) * p.sz + f.dst] = v;
+  if (f.dst >= 0 && k < n) v = io[fill_plane_of(k, g, n) * p.sz + f.src];
 }
 
 #ifdef __CUDA_ARCH__
@@ -148,11 +153,14 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *a) {
 }
 #endif
 
-/* Thread 0: until every one of nb blocks has finished the batch holding padded plane z's image,
- * then orders the box reads after the fill's stores. A batch that never finishes is a bug: after
- * 2^26 polls (tens of seconds) the kernel traps (a launch failure, reported) rather than hang.
- * On the host (the emulation runs the blocks a step at a time, every block's counting before
- * anyone's waiting) an unfinished batch is that bug, named. */
+/* An issuing thread: until every one of nb blocks has finished the batch holding padded plane
+ * z's image, then orders the box reads after the fill's stores. Each block counts its batches in
+ * order, each after a fence behind all its fill stores so far, so a batch finished by all means
+ * every earlier one is too: the march waits only where a plane's batch is not its last plane's
+ * (fill_fresh). A batch that never finishes is a bug: after 2^26 polls (tens of seconds) the
+ * kernel traps (a launch failure, reported) rather than hang. On the host (the emulation runs
+ * the blocks a step at a time, every block's counting before anyone's waiting) an unfinished
+ * batch is that bug, named. */
 template <class T>
 TMG_HD void fill_wait(const kparams<T> &p, const unsigned *count, int z, unsigned nb) {
   const unsigned *c = count + fill_batch_of(p, z);
@@ -170,7 +178,12 @@ TMG_HD void fill_wait(const kparams<T> &p, const unsigned *count, int z, unsigne
   }
 #endif
 }
-/* Thread 0, after a barrier: batches [from, to) finished by this block (the barrier ordered its
+/* Whether plane z's batch is not plane z - 1's (a wait's worth; the image of a ghost plane is
+ * in batch 0). */
+template <class T> TMG_HD bool fill_fresh(const kparams<T> &p, int z) {
+  return fill_batch_of(p, z) != fill_batch_of(p, z - 1);
+}
+/* One thread, after a barrier: batches [from, to) finished by this block (the barrier ordered its
  * threads' stores before). */
 TMG_HD void fill_publish(unsigned *count, int from, int to) {
 #ifdef __CUDA_ARCH__

@@ -9,51 +9,75 @@
 enum tma_use { TMA_NEVER, TMA_AUTO, TMA_ALWAYS, TMA_FILL };
 
 /* ---- the march (device) ----------------------------------------------------------------------
- * The same march, but one thread brings each plane: one box (tma.cuh) per component, 8 per step
- * instead of ~13 element copies a thread, and nothing of it through the other threads' load/store
- * pipe. Rows in shared memory are W = TX + 12 wide, so that a box starts at a 16-byte boundary
- * (TMA's rule) at or below the rectangle's first column X0 - 3, sig = (X0 - 3) mod 4 earlier,
- * for every component: all components' rows start at 16-byte boundaries where the padded row X
- * is a multiple of 4 (XM = 0). Where X = 2 mod 4 (XM = 2) those of the odd components (ux, uz,
- * ax, az) are 8 bytes off: their boxes start 2 elements earlier still, and the accessor reads
- * them 2 further in (tile_geom::XS). Odd X (never a tile of the runtime: even extents, even
- * ghosts) takes the element copies. Each ring slot has an mbarrier; the centre plane zc + 1
- * comes on ring plane zc + 4's. */
+ * The same march, but a few threads bring each plane: one box (tma.cuh) per component, 8 per
+ * step instead of ~13 element copies a thread, and nothing of it through the load/store pipe. Rows
+ * in shared memory are W = TX + 12 wide, so that a box starts at a 16-byte boundary (TMA's rule) at
+ * or below the rectangle's first column X0 - 3, sig = (X0 - 3) mod 4 earlier, for every component:
+ * all components' rows start at 16-byte boundaries where the padded row X is a multiple of 4 (XM =
+ * 0). Where X = 2 mod 4 (XM = 2) those of the odd components (ux, uz, ax, az) are 8 bytes off:
+ * their boxes start 2 elements earlier still, and the accessor reads them 2 further in
+ * (tile_geom::XS). Odd X (never a tile of the runtime: even extents, even ghosts) takes the element
+ * copies. Each ring slot has an mbarrier; the centre plane zc + 1 comes on ring plane zc + 4's. */
 
-/* Thread 0: ring plane z (u and A) and, with cen, centre plane zcen (lnrho, ss) into their
- * slots, on ring slot z & 7's mbarrier. A ghost plane is read at its periodic image where
- * p.wg[2] > 0 (the march that fills its own ghosts: mhd_cuda_fill.cuh). */
+/* Ring plane z's slot's mbarrier (shared address). */
+template <int TX, int TY, int XM, class T> TMG_HD unsigned tma_bar(const T *sm, int z) {
+  return smem_addr(sm, 0) + tile_geom<TX, TY, T, XM>::BAR0 + 8u * (unsigned)(z & 7);
+}
+
+/* Boxes [i0, i1) of ring plane z: 0-5 u and A (ring slot order: tile_geom::ridx), 6-7 centre
+ * plane zcen's lnrho and ss, into their slots, completing on ring slot z & 7's mbarrier. A ghost
+ * plane is read at its periodic image where p.wg[2] > 0 (the march that fills its own ghosts:
+ * mhd_cuda_fill.cuh). */
+template <int TX, int TY, int XM, class T>
+TMG_HD void tma_boxes(const kparams<T> &p, const CUtensorMap *tm, const tess_tma_host &h, T *sm,
+                      const tile_item &it, int sig, int z, int zcen, int i0, int i1) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  const unsigned s0 = smem_addr(sm, 0), bar = tma_bar<TX, TY, XM>(sm, z);
+  const int X = (int)p.X, x0 = it.X0 - 3 - sig, y0 = it.Y0 - 3;
+  const int zr = tess_wrap(z, p.wg[2], p.dim[2]), zcr = tess_wrap(zcen, p.wg[2], p.dim[2]);
+  constexpr int comp[8] = {1, 2, 3, 5, 6, 7, 0, 4};
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    if (i < i0 || i >= i1) continue;
+    const int dst = i < 6 ? G::RING0 + (z & 7) * G::RS + i * G::FULL
+                          : G::CEN0 + (zcen & 1) * G::CS + (i - 6) * G::FULL;
+    tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h,
+                             comp[i] * X + x0 - (i < 6 ? G::XS(comp[i]) : 0), y0, i < 6 ? zr : zcr,
+                             bar);
+  }
+}
+
+/* Thread 0: ring plane z and, with cen, centre plane zcen, all announced and issued. */
 template <int TX, int TY, int XM, class T>
 TMG_HD void tma_plane(const kparams<T> &p, const CUtensorMap *tm, const tess_tma_host &h, T *sm,
                       const tile_item &it, int sig, int z, int zcen, bool cen) {
   typedef tile_geom<TX, TY, T, XM> G;
-  const unsigned s0 = smem_addr(sm, 0), bar = s0 + G::BAR0 + 8u * (unsigned)(z & 7);
-  const int X = (int)p.X, x0 = it.X0 - 3 - sig, y0 = it.Y0 - 3;
-  const int zr = tess_wrap(z, p.wg[2], p.dim[2]), zcr = tess_wrap(zcen, p.wg[2], p.dim[2]);
-  tess_mbar_expect(bar, (unsigned)((cen ? 8 : 6) * G::AREA * (int)sizeof(T)));
-  constexpr int comp[6] = {1, 2, 3, 5, 6, 7}; /* ring slot order: tile_geom::ridx */
-#pragma unroll
-  for (int i = 0; i < 6; i++) {
-    const int dst = G::RING0 + (z & 7) * G::RS + i * G::FULL;
-    tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h,
-                             comp[i] * X + x0 - G::XS(comp[i]), y0, zr, bar);
-  }
-  if (cen)
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-      const int dst = G::CEN0 + (zcen & 1) * G::CS + i * G::FULL;
-      tess_tma_box<G::W, G::H>(s0 + (unsigned)dst * sizeof(T), sm + dst, tm, h, 4 * i * X + x0, y0,
-                               zcr, bar);
-    }
+  tess_mbar_expect(tma_bar<TX, TY, XM>(sm, z), (unsigned)((cen ? 8 : 6) * G::AREA * sizeof(T)));
+  tma_boxes<TX, TY, XM>(p, tm, h, sm, it, sig, z, zcen, 0, cen ? 8 : 6);
+}
+
+/* In the march, a step's 8 boxes are issued by lane 0 of warps 0 .. TMA_ISSUERS - 1, 8 /
+ * TMA_ISSUERS each, so that no one warp carries them all. H200, float, 256^3, the plain march:
+ * 3.09-3.11 ms a step with 1 or 2, 3.06 with 4, 2.91-2.93 with 8 issuing warps
+ * (bench/results/2026-11-28-h200-mhd-s14.txt, call 2). */
+constexpr int TMA_ISSUERS = 8;
+/* Issuer j's part of a step's copies: ring plane z and centre plane z - 3, thread 0 announcing
+ * their bytes. A box may land before they are announced: the phase also waits for thread 0's
+ * one arrival, and the barrier's byte count may go below zero until then. */
+template <int TX, int TY, int XM, class T>
+TMG_HD void tma_step(const kparams<T> &p, const CUtensorMap *tm, const tess_tma_host &h, T *sm,
+                     const tile_item &it, int sig, int z, int j) {
+  typedef tile_geom<TX, TY, T, XM> G;
+  if (j == 0) tess_mbar_expect(tma_bar<TX, TY, XM>(sm, z), 8u * G::AREA * (unsigned)sizeof(T));
+  tma_boxes<TX, TY, XM>(p, tm, h, sm, it, sig, z, z - 3, 8 * j / TMA_ISSUERS,
+                        8 * (j + 1) / TMA_ISSUERS);
 }
 
 /* Until ring plane z (and the centre plane on its barrier) has landed: the block issued planes
  * z0 - 3, z0 - 2, ... in turn, so plane z is its slot's ((z - z0 + 3) / 8)-th phase. */
 template <int TX, int TY, int XM, class T>
 TMG_HD void tma_wait(const T *sm, const tile_item &it, int z) {
-  typedef tile_geom<TX, TY, T, XM> G;
-  tess_mbar_wait(smem_addr(sm, 0) + G::BAR0 + 8u * (unsigned)(z & 7),
-                 (unsigned)((z - it.z0 + 3) >> 3) & 1u);
+  tess_mbar_wait(tma_bar<TX, TY, XM>(sm, z), (unsigned)((z - it.z0 + 3) >> 3) & 1u);
 }
 
 /* AH: the march fills its x and y ghosts (mhd_cuda_fill.cuh); g0, g1 are their widths, count
@@ -69,7 +93,7 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
   const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
   const int sig = (it.X0 - 3) & 3;
   const int fn = p.dim[2] - 2 * p.wg[2], pro = FILL_AHEAD < fn ? FILL_AHEAD : fn;
-  fill_share f = {0, 0, false};
+  fill_share f = {-1, 0};
   T fv = T(0);
   if (AH) { /* the first FILL_AHEAD planes' ghosts, before anyone reads them */
     f = fill_share_of(p, g0, g1, (int)blockIdx.x, (int)gridDim.x, tid);
@@ -81,10 +105,10 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
     reinterpret_cast<unsigned long long *>(sm_tma)[i] = exp_word<T>(i);
   if (tid == 0) {
     for (int i = 0; i < 8; i++)
-      tess_mbar_init(smem_addr(sm, 0) + G::BAR0 + 8u * (unsigned)i);
+      tess_mbar_init(tma_bar<TX, TY, XM>(sm, i));
     tess_mbar_fence_init();
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++) {
-      if (AH) fill_wait(p, count, z, gridDim.x);
+      if (AH && (z == it.z0 - 3 || fill_fresh(p, z))) fill_wait(p, count, z, gridDim.x);
       tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, z, it.z0, z == it.z0 + 3);
     }
   }
@@ -98,14 +122,17 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
     __syncthreads();                      /* ... and everyone is done with the last step */
     if (AH) { /* step s stores fill index pro + s - 1 (loaded a step ago), loads pro + s */
       const int k = pro + (zc - it.z0);
-      if (tid == 0 && zc > it.z0) /* [0, k - 1) stored now; [0, max(k - 2, pro)) a step ago */
+      /* [0, k - 1) stored now; [0, max(k - 2, pro)) a step ago; counted by the last warp,
+       * which issues no copies, so that its fence delays none (3.14 against 3.16 ms, H200) */
+      if (tid == G::NT - 1 && zc > it.z0)
         fill_publish(count, fill_batches(k - 2 > pro ? k - 2 : pro, fn), fill_batches(k - 1, fn));
       fill_next(p, f, k, pro, fv);
     }
-    if (tid == 0 && zc + 1 < it.z1) { /* into the slots the last step read last */
-      if (AH) fill_wait(p, count, zc + 4, gridDim.x);
-      tess_tma_fence();
-      tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, zc + 4, zc + 1, true);
+    if ((tid & 31) == 0 && tid < 32 * TMA_ISSUERS && zc + 1 < it.z1) {
+      if (AH && (zc == it.z0 || fill_fresh(p, zc + 4))) /* each issuer once, then a batch's */
+        fill_wait(p, count, zc + 4, gridDim.x);
+      tess_tma_fence(); /* into the slots the last step read last */
+      tma_step<TX, TY, XM>(p, &tm, h, sm, it, sig, zc + 4, tid >> 5);
     }
     tile_compute<TX, TY, T, AH, XM>(p, sm, reinterpret_cast<const unsigned long long *>(sm_tma), it,
                                     zc, tid, st, sig);
