@@ -805,18 +805,24 @@ static void check_launch() {
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
 }
 
-/* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
- * its z chunks planned for the blocks that fit on the device at once. */
-template <int TX, int TY, class T, class K, class... A>
-static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split,
-                          int force, const A &...args) {
+/* How many blocks of kernel kern (nt threads, smem bytes of dynamic shared memory each) the
+ * device holds at once, the shared memory granted. */
+template <class K> static int resident_blocks(K kern, int nt, size_t smem) {
   cudaError_t err =
       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   int slots;
   err = tess_zslots(kern, nt, smem, &slots);
   if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
-  plan_tiles<TX, TY>(p, slots, split);
+  return slots;
+}
+
+/* One launch of a tiled kernel with nt threads and smem bytes of dynamic shared memory a block,
+ * its z chunks planned for the blocks that fit on the device at once. */
+template <int TX, int TY, class T, class K, class... A>
+static void launch_blocks(K kern, int nt, size_t smem, kparams<T> &p, cudaStream_t s, bool split,
+                          int force, const A &...args) {
+  plan_tiles<TX, TY>(p, resident_blocks(kern, nt, smem), split);
   if (force) force_pieces(p, force);
   kern<<<tiles_total(p), nt, smem, s>>>(p, args...);
   check_launch();

@@ -182,7 +182,7 @@ template <class T> static bool plan_ahead(kparams<T> &q, int slots, bool always)
   const int cols = q.ntx * q.nty;
   if (cols > slots || (!always && q.items != cols)) return false;
   q.zlen = q.tlen = n, q.items = q.full = cols, q.tpc = 1;
-  return (n + FILL_BATCH - 1) / FILL_BATCH <= q.dim[0] && /* the counters' row */
+  return fill_batches(n, n) <= q.dim[0] && /* the counters' row */
          fill_elems(q, q.wg[0], q.wg[1]) <= (long long)G::NT * cols && q.sz < INT_MAX;
 }
 
@@ -194,17 +194,12 @@ static bool launch_ahead(kparams<float> &p, cudaStream_t s, const CUtensorMap &t
                          const tess_tma_host &h, bool always) {
   typedef tile_geom<32, 16, float, XM> G;
   const auto kern = mhd_tiled_tma_kernel<32, 16, float, XM, true>;
-  cudaError_t err =
-      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM);
-  if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
-  int slots;
-  if ((err = tess_zslots(kern, G::NT, G::SMEM, &slots)) != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   kparams<float> q = p;
-  if (!plan_ahead(q, slots, always)) return false;
+  if (!plan_ahead(q, resident_blocks(kern, G::NT, G::SMEM), always)) return false;
   const int g0 = q.wg[0], g1 = q.wg[1], n = q.dim[2] - 2 * q.wg[2];
   unsigned *count = reinterpret_cast<unsigned *>(const_cast<float *>(q.in));
-  const size_t bytes = (size_t)((n + FILL_BATCH - 1) / FILL_BATCH) * sizeof(unsigned);
-  if ((err = cudaMemsetAsync(count, 0, bytes, s)) != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
+  const cudaError_t err = cudaMemsetAsync(count, 0, fill_batches(n, n) * sizeof(unsigned), s);
+  if (err != cudaSuccess) TESS_MHD_CUDA_REPORT(err);
   q.wg[0] = q.wg[1] = 0; /* the march: x and y ghosts current when read, z at its image */
   kern<<<q.items, G::NT, G::SMEM, s>>>(q, tm, h, count, g0, g1);
   check_launch();
@@ -220,10 +215,7 @@ static bool launch_tma(kparams<float> &p, cudaStream_t s, bool split, int force,
   if (!tma_wanted(p, use)) return false;
   CUtensorMap tm;
   tess_tma_host h;
-  const long long dim[3] = {p.sy, p.dim[1], p.dim[2]}, pitch[2] = {p.sy, p.sz};
-  if (!tma_view(p, &h) || !tess_tma_device() ||
-      !tess_tma_map(&tm, &h, p.in, dim, pitch, G::W, G::H))
-    return false;
+  if (!tma_view(p, &h) || !tess_tma_device() || !tess_tma_map(&tm, h, G::W, G::H)) return false;
   const bool always = use == TMA_ALWAYS;
   if (wrap && !force && use != TMA_FILL &&
       (p.X % 4 == 0 ? launch_ahead<0>(p, s, tm, h, always) : launch_ahead<2>(p, s, tm, h, always)))

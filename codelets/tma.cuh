@@ -3,7 +3,8 @@
  * bytes have landed. Each function also runs on the host, where a box is an ordinary copy, so
  * a kernel's benchmark emulation walks the same code.
  *
- * What a box may be (cuTensorMapEncodeTiled; checked where the map is made, tess_tma_map):
+ * What a box may be (cuTensorMapEncodeTiled; checked by the view the map is made from,
+ * tess_tma_view, but the first element's alignment, which is the caller's):
  *   - the array's base 16-byte aligned, its row and plane pitches multiples of 16 bytes;
  *   - a box row a multiple of 16 bytes, each box dimension at most 256 elements;
  *   - a box's first element 16-byte aligned along x (a box starting 4 bytes past a 16-byte
@@ -18,6 +19,7 @@
 #include <cuda.h> /* CUtensorMap and its enums (types only: the encoder comes through cudart) */
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,17 +116,19 @@ TESS_TMA_HD void tess_tma_box(unsigned dst, T *dst_host, const CUtensorMap *tm,
 #endif
 }
 
-/* Whether the current device takes tensor copies (sm_90 or newer); asked once per device. */
+/* Whether the current device takes tensor copies (sm_90 or newer); asked once per device (the
+ * workers of several GPUs may ask at once). */
 static inline bool tess_tma_device() {
-  static signed char known[64];
+  static std::atomic<signed char> known[64];
   int dev = 0, major = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (!known[dev]) {
+  signed char k = known[dev].load(std::memory_order_relaxed);
+  if (!k) {
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
       major = 0;
-    known[dev] = major >= 9 ? 1 : -1;
+    known[dev].store(k = major >= 9 ? 1 : -1, std::memory_order_relaxed);
   }
-  return known[dev] > 0;
+  return k > 0;
 }
 
 /* The host view of a 3D array of float (dims and pitches in elements), and whether boxes of
@@ -140,30 +144,32 @@ static inline bool tess_tma_view(tess_tma_host *h, const float *base, const long
          (bw * 4) % 16 == 0 && bw <= 256 && bh <= 256;
 }
 
-/* The map of that array in boxes of bw x bh x 1, and its host view; false where the array breaks
- * a rule above or the driver has no encoder (the caller copies otherwise). */
-static inline bool tess_tma_map(CUtensorMap *tm, tess_tma_host *h, const float *base,
-                                const long long dim[3], const long long pitch[2], int bw, int bh) {
-  typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static encode_fn encode = NULL;
+typedef CUresult (*tess_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                       const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                       const cuuint32_t *, CUtensorMapInterleave,
+                                       CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                       CUtensorMapFloatOOBfill);
+/* The driver's encoder through cudart (no -lcuda), or NULL. */
+static inline tess_tma_encode_fn tess_tma_encoder_lookup() {
+  cudaDriverEntryPointQueryResult q;
+  void *fn = NULL;
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                       &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess)
+    return NULL;
+  return (tess_tma_encode_fn)fn;
+}
+
+/* The map of the array of view h (one tess_tma_view accepted for bw x bh) in boxes of bw x bh x 1;
+ * false where the driver has no encoder or refuses it (the caller copies otherwise). */
+static inline bool tess_tma_map(CUtensorMap *tm, const tess_tma_host &h, int bw, int bh) {
+  static const tess_tma_encode_fn encode = tess_tma_encoder_lookup(); /* once, thread-safe */
   memset(tm, 0, sizeof *tm);
-  if (!tess_tma_view(h, base, dim, pitch, bw, bh)) return false;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult q;
-    void *fn = NULL;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !fn)
-      return false;
-    encode = (encode_fn)fn;
-  }
-  const cuuint64_t gd[3] = {(cuuint64_t)dim[0], (cuuint64_t)dim[1], (cuuint64_t)dim[2]};
-  const cuuint64_t gs[2] = {(cuuint64_t)pitch[0] * 4, (cuuint64_t)pitch[1] * 4};
+  if (!encode) return false;
+  const cuuint64_t gd[3] = {(cuuint64_t)h.dim[0], (cuuint64_t)h.dim[1], (cuuint64_t)h.dim[2]};
+  const cuuint64_t gs[2] = {(cuuint64_t)h.pitch[0] * 4, (cuuint64_t)h.pitch[1] * 4};
   const cuuint32_t box[3] = {(cuuint32_t)bw, (cuuint32_t)bh, 1}, es[3] = {1, 1, 1};
-  return encode(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)base, gd, gs, box, es,
+  return encode(tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<void *>(h.base), gd, gs, box, es,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
