@@ -274,9 +274,8 @@ template <int TX, int TY, bool WR, class T> static void emulate_tiled(G::kparams
 }
 
 /* The tensor-copy march (mhd_tiled_tma_kernel) step by step on planned region p, the boxes as
- * host copies; AH: z read at its image (p.wg = {0, 0, g}). */
-template <int XM, bool AH>
-static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
+ * host copies. */
+template <int XM> static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
   typedef G::tile_geom<32, 16, float, XM> TG;
   std::vector<float> sm(TG::TOTAL);
   std::vector<G::tile_state<float>> st(TG::NT);
@@ -288,13 +287,13 @@ static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
       G::tma_plane<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, z, it.z0, z == it.z0 + 3);
     for (int tid = 0; tid < TG::NT; tid++)
-      G::tile_prologue<32, 16, AH>(p, it, tid, st[tid]);
+      G::tile_prologue<32, 16>(p, it, tid, st[tid]);
     for (int zc = it.z0; zc < it.z1; zc++) {
       if (zc + 1 < it.z1)
         for (int j = 0; j < G::TMA_ISSUERS; j++)
           G::tma_step<32, 16, XM>(p, nullptr, h, sm.data(), it, sig, zc + 4, j);
       for (int tid = 0; tid < TG::NT; tid++)
-        G::tile_compute<32, 16, float, AH, XM>(
+        G::tile_compute<32, 16, float, false, XM>(
             p, sm.data(), reinterpret_cast<const unsigned long long *>(sm.data()), it, zc, tid,
             st[tid], sig);
     }
@@ -304,7 +303,7 @@ static void emulate_tma_march(G::kparams<float> p, const tess_tma_host &h) {
 /* The march that fills its own ghosts (mhd_tiled_tma_kernel with AH) on planned region q (q.wg
  * the tile's ghost widths), its blocks as the device might interleave them: in turn, each as far
  * as it can go before a plane it waits for (where the kernel's issuers wait: their first plane,
- * then each plane whose batch is not the last one's, fill_fresh) is not yet counted by every
+ * then each plane whose batch is not the last one's: fill_waits) is not yet counted by every
  * block (block 0 first: the most a block can run ahead of the others). A schedule that counts a
  * plane before its ghosts are stored, or skips a wait it needs, shows as a stale (NaN) ghost read
  * by a block ahead; one that never counts it, as a block that cannot go on (reported, abort); a
@@ -318,9 +317,8 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
   G::kparams<float> p = q;
   p.wg[0] = p.wg[1] = 0; /* the march's view: z at its image */
   std::vector<unsigned> count(G::fill_batches(n, n), 0u);
-  /* fill_wait's condition, and where the kernel waits (first: a thread's first wait) */
+  /* fill_wait's condition */
   const auto counted = [&](int z) { return count[G::fill_batch_of(p, z)] >= (unsigned)nb; };
-  const auto waits = [&](int z, bool first) { return first || G::fill_fresh(p, z); };
   struct block {
     std::vector<float> sm, fv;
     std::vector<G::tile_state<float>> st;
@@ -346,9 +344,9 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
   const auto advance = [&](block &k) {
     if (k.zc < 0) {
       for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++)
-        if (waits(z, z == k.it.z0 - 3) && !counted(z)) return false;
+        if (G::fill_waits(p, z, z == k.it.z0 - 3) && !counted(z)) return false;
       for (int z = k.it.z0 - 3; z <= k.it.z0 + 3; z++) {
-        if (waits(z, z == k.it.z0 - 3)) G::fill_wait(p, count.data(), z, (unsigned)nb);
+        if (G::fill_waits(p, z, z == k.it.z0 - 3)) G::fill_wait(p, count.data(), z, (unsigned)nb);
         G::tma_plane<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, z, k.it.z0,
                                  z == k.it.z0 + 3);
       }
@@ -360,16 +358,15 @@ template <int XM> static void emulate_ahead(G::kparams<float> q, const tess_tma_
     if (k.zc >= k.it.z1) return false;
     const int zc = k.zc, kf = pro + (zc - k.it.z0);
     if (!k.filled) {
-      if (zc > k.it.z0)
-        G::fill_publish(count.data(), G::fill_batches(kf - 2 > pro ? kf - 2 : pro, n),
-                        G::fill_batches(kf - 1, n));
+      if (zc > k.it.z0) G::fill_publish_step(count.data(), kf, pro, n);
       for (int tid = 0; tid < TG::NT; tid++)
         G::fill_next(p, k.f[tid], kf, pro, k.fv[tid]);
       k.filled = true;
     }
     if (zc + 1 < k.it.z1) {
-      if (waits(zc + 4, zc == k.it.z0) && !counted(zc + 4)) return false;
-      if (waits(zc + 4, zc == k.it.z0)) G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
+      if (G::fill_waits(p, zc + 4, zc == k.it.z0) && !counted(zc + 4)) return false;
+      if (G::fill_waits(p, zc + 4, zc == k.it.z0))
+        G::fill_wait(p, count.data(), zc + 4, (unsigned)nb);
       for (int j = 0; j < G::TMA_ISSUERS; j++)
         G::tma_step<32, 16, XM>(p, nullptr, h, k.sm.data(), k.it, k.sig, zc + 4, j);
     }
@@ -410,7 +407,7 @@ static void emulate_tma(G::kparams<float> p, const tess_tma_host &h, G::tma_use 
   }
   G::plan_tiles<32, 16>(p, 8, true);
   G::force_pieces(p, 3);
-  emulate_tma_march<XM, false>(p, h);
+  emulate_tma_march<XM>(p, h);
 }
 
 template <class T> static void emulate(const tess_region *r, int kind) {

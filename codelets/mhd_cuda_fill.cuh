@@ -63,7 +63,7 @@ template <class T> static void fill_images(const kparams<T> &p, cudaStream_t s) 
  * step, each thread loading its element in one step and storing it in the next, so that nobody
  * waits on the load. Each block counts the batches of FILL_BATCH planes it has finished in a
  * device counter (fill_publish), and each thread that issues boxes waits for a plane's batch to
- * be finished by every block before its box reads the plane (fill_wait, where fill_fresh). The
+ * be finished by every block before its box reads the plane (fill_wait, where fill_waits). The
  * march reads z at its periodic image (p.wg = {0, 0, g}: tile_prologue and tile_compute's WR z,
  * tma_boxes), so the ghost planes are never filled; the first one (the input's scratch:
  * tess_region.wrap) holds the counters. Every block must be resident at once (it waits on all the
@@ -157,7 +157,7 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *a) {
  * z's image, then orders the box reads after the fill's stores. Each block counts its batches in
  * order, each after a fence behind all its fill stores so far, so a batch finished by all means
  * every earlier one is too: the march waits only where a plane's batch is not its last plane's
- * (fill_fresh). A batch that never finishes is a bug: after 2^26 polls (tens of seconds) the
+ * (fill_waits). A batch that never finishes is a bug: after 2^26 polls (tens of seconds) the
  * kernel traps (a launch failure, reported) rather than hang. On the host (the emulation runs
  * the blocks a step at a time, every block's counting before anyone's waiting) an unfinished
  * batch is that bug, named. */
@@ -178,10 +178,10 @@ TMG_HD void fill_wait(const kparams<T> &p, const unsigned *count, int z, unsigne
   }
 #endif
 }
-/* Whether plane z's batch is not plane z - 1's (a wait's worth; the image of a ghost plane is
- * in batch 0). */
-template <class T> TMG_HD bool fill_fresh(const kparams<T> &p, int z) {
-  return fill_batch_of(p, z) != fill_batch_of(p, z - 1);
+/* Whether an issuing thread waits (fill_wait) before its boxes read plane z: at its first plane
+ * (first), then where z's batch is not plane z - 1's (the image of a ghost plane is in batch 0). */
+template <class T> TMG_HD bool fill_waits(const kparams<T> &p, int z, bool first) {
+  return first || fill_batch_of(p, z) != fill_batch_of(p, z - 1);
 }
 /* One thread, after a barrier: batches [from, to) finished by this block (the barrier ordered its
  * threads' stores before). */
@@ -194,4 +194,9 @@ TMG_HD void fill_publish(unsigned *count, int from, int to) {
   for (int j = from; j < to; j++)
     count[j]++;
 #endif
+}
+/* fill_publish at the start of march step k = pro + (zc - z0) after the first: fill indices
+ * [0, k - 1) are stored now, [0, max(k - 2, pro)) were a step ago (n: the owned planes). */
+TMG_HD void fill_publish_step(unsigned *count, int k, int pro, int n) {
+  fill_publish(count, fill_batches(k - 2 > pro ? k - 2 : pro, n), fill_batches(k - 1, n));
 }

@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
       tess_mbar_init(tma_bar<TX, TY, XM>(sm, i));
     tess_mbar_fence_init();
     for (int z = it.z0 - 3; z <= it.z0 + 3; z++) {
-      if (AH && (z == it.z0 - 3 || fill_fresh(p, z))) fill_wait(p, count, z, gridDim.x);
+      if (AH && fill_waits(p, z, z == it.z0 - 3)) fill_wait(p, count, z, gridDim.x);
       tma_plane<TX, TY, XM>(p, &tm, h, sm, it, sig, z, it.z0, z == it.z0 + 3);
     }
   }
@@ -122,14 +122,13 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
     __syncthreads();                      /* ... and everyone is done with the last step */
     if (AH) { /* step s stores fill index pro + s - 1 (loaded a step ago), loads pro + s */
       const int k = pro + (zc - it.z0);
-      /* [0, k - 1) stored now; [0, max(k - 2, pro)) a step ago; counted by the last warp,
-       * which issues no copies, so that its fence delays none (3.14 against 3.16 ms, H200) */
-      if (tid == G::NT - 1 && zc > it.z0)
-        fill_publish(count, fill_batches(k - 2 > pro ? k - 2 : pro, fn), fill_batches(k - 1, fn));
+      /* counted by the last warp, which issues no copies, so that its fence delays none (3.14
+       * against 3.15-3.16 ms, H200, session 14 call 3) */
+      if (tid == G::NT - 1 && zc > it.z0) fill_publish_step(count, k, pro, fn);
       fill_next(p, f, k, pro, fv);
     }
     if ((tid & 31) == 0 && tid < 32 * TMA_ISSUERS && zc + 1 < it.z1) {
-      if (AH && (zc == it.z0 || fill_fresh(p, zc + 4))) /* each issuer once, then a batch's */
+      if (AH && fill_waits(p, zc + 4, zc == it.z0)) /* each issuer's first wait is here */
         fill_wait(p, count, zc + 4, gridDim.x);
       tess_tma_fence(); /* into the slots the last step read last */
       tma_step<TX, TY, XM>(p, &tm, h, sm, it, sig, zc + 4, tid >> 5);
