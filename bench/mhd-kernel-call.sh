@@ -2,7 +2,7 @@
 # mhd-kernel-call.sh — one device call for the MHD kernel work of issue 17, run on the GPU host
 # from a directory holding .gpu-bundle (scripts/gpu-bundle.sh), scripts/, bench/, codelets/,
 # runtime/include and, optionally, base_bench and prev_bench (bench/mhd_kernel_bench.cu of older
-# commits, built with nvcc -O3 -arch=sm_90 against codelets/mhd.c built with -ffp-contract=off):
+# commits, built with nvcc -O3 -arch=sm_90 against codelets/mhd/mhd.c built with -ffp-contract=off):
 # the kernel benchmark with sanitizers, Nsight Compute and SASS (bench/mhd-kernel.sh, the
 # bundle's binary), the older binaries' timings on the same card, then scripts/gpu-verify.sh (GPU
 # bitwise against the CPU through the runtime, MHD against the serial model, app-level times and

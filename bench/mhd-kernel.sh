@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mhd-kernel.sh — builds bench/mhd_kernel_bench.cu (codelets/mhd_cuda.cu included, codelets/mhd.c
+# mhd-kernel.sh — builds bench/mhd_kernel_bench.cu (codelets/mhd/mhd_cuda.cu included, codelets/mhd/mhd.c
 # as the CPU reference, built with -ffp-contract=off) with nvcc for sm_90 and runs it: resource
 # usage, ULP checks of every kernel variant against the CPU in double and in single precision
 # (f32: GPU tess_mhd_rk3_cuda_f32's kernels vs tess_mhd_rk3_cpu_f32, in float ULPs), timings of
@@ -18,10 +18,10 @@ mkdir -p "$out" "$B"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 t0=$(date +%s)
 
-gcc -O2 -std=c11 -ffp-contract=off -Icodelets -Iruntime/include -c codelets/mhd.c -o "$B/mhd.o" ||
+gcc -O2 -std=c11 -ffp-contract=off -Icodelets -Icodelets/common -Icodelets/mhd -Iruntime/include -c codelets/mhd/mhd.c -o "$B/mhd.o" ||
   exit 1
 if [ "${1:-}" = --emulate ]; then
-  "$nvcc" -std=c++17 -O2 -arch=sm_90 -fmad=false -Xcompiler -ffp-contract=off -Icodelets -Iruntime/include \
+  "$nvcc" -std=c++17 -O2 -arch=sm_90 -fmad=false -Xcompiler -ffp-contract=off -Icodelets -Icodelets/common -Icodelets/mhd -Iruntime/include \
     bench/mhd_kernel_bench.cu "$B/mhd.o" -o "$B/mhd_kernel_bench" || exit 1
   "$B/mhd_kernel_bench" --emulate | tee "$out/emulate.txt" | grep -v PASS
   exit "${PIPESTATUS[0]}"
@@ -31,7 +31,7 @@ if [ -n "${MHD_BENCH_BIN:-}" ]; then # built elsewhere (the bundle's, or here wi
   cp "$MHD_BENCH_BIN" "$B/mhd_kernel_bench" && build_rc=0 || build_rc=1
   [ -n "${MHD_BENCH_BUILD_LOG:-}" ] && cp "$MHD_BENCH_BUILD_LOG" "$out/build.txt"
 else
-  "$nvcc" -std=c++17 -O3 -arch=sm_90 -fmad=false -Xptxas -v -Xcompiler -ffp-contract=off -Icodelets \
+  "$nvcc" -std=c++17 -O3 -arch=sm_90 -fmad=false -Xptxas -v -Xcompiler -ffp-contract=off -Icodelets -Icodelets/common -Icodelets/mhd \
     -Iruntime/include bench/mhd_kernel_bench.cu "$B/mhd.o" -o "$B/mhd_kernel_bench" \
     >"$out/build.txt" 2>&1
   build_rc=$?

@@ -1,5 +1,5 @@
-/* mhd_kernel_bench — checks codelets/mhd_cuda.cu against the CPU reference (codelets/mhd.c) in
- * ULPs and times it, in double and in single precision. No StarPU: the kernel file is included
+/* mhd_kernel_bench — checks codelets/mhd/mhd_cuda.cu against the CPU reference (codelets/mhd/mhd.c)
+ * in ULPs and times it, in double and in single precision. No StarPU: the kernel file is included
  * here with its error macro replaced, and with every variant compiled
  * (TESS_MHD_CUDA_ALL_VARIANTS: the 16x16 tile), so one binary compares them. Build it as the
  * library builds mhd_cuda.cu: -fmad=false for the device, -ffp-contract=off for the host.

@@ -15,7 +15,7 @@
 #   SIZES_MHD cells per GPU); SIZES_MHD default "256 512"; SIZES_CH default "512".
 #   BENCH_CUDA_MPI=1: the bundle's CUDA-aware Open MPI (scripts/install-cuda-mpi.sh); runs
 #   with one rank per GPU are then made twice, host-staged through StarPU-MPI (modes overlap,
-#   bulk) and from GPU memory (runtime/direct.c: modes overlap+direct, bulk+direct).
+#   bulk) and from GPU memory (runtime/graph/direct.c: modes overlap+direct, bulk+direct).
 #   BENCH_GPUS: the GPU counts to try (default "1 2 4 8", as many as the host has).
 #   BENCH_MODES: the modes (default "overlap bulk"). BENCH_STAGED=0 (with BENCH_CUDA_MPI=1): skip
 #   the host-staged runs of one rank per GPU, keeping the ones from GPU memory. BENCH_WARM=0: no

@@ -14,13 +14,13 @@ install(TARGETS tessera tessera_codelets tessera_topology tessera_error tessera_
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tessera-topo tess-heat tess-ch tess-mhd tess-maxwell RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 file(GLOB _api ${PROJECT_SOURCE_DIR}/runtime/include/*.h)
-install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat.h
-              ${PROJECT_SOURCE_DIR}/codelets/cahn_hilliard.h ${PROJECT_SOURCE_DIR}/codelets/mhd.h
-              ${PROJECT_SOURCE_DIR}/codelets/maxwell.h
+install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat/heat.h
+              ${PROJECT_SOURCE_DIR}/codelets/cahn_hilliard/cahn_hilliard.h ${PROJECT_SOURCE_DIR}/codelets/mhd/mhd.h
+              ${PROJECT_SOURCE_DIR}/codelets/maxwell/maxwell.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 # The stencil layer, for kernels written outside (see README, "Write your own app"): their C files
 # need -ffp-contract=off and their .cu files -fmad=false, as codelets/CMakeLists.txt sets.
-install(FILES ${PROJECT_SOURCE_DIR}/codelets/region.h ${PROJECT_SOURCE_DIR}/codelets/zchunk.h
+install(FILES ${PROJECT_SOURCE_DIR}/codelets/common/region.h ${PROJECT_SOURCE_DIR}/codelets/common/zchunk.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h

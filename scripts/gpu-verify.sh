@@ -6,7 +6,7 @@
 # MHD against the serial model in ulps, then MHD median times per step at 128^3, 256^3, 512^3;
 # the same in single precision (GPU bitwise against the CPU's single). With TESS_CUDA_MPI=1
 # (a bundle carrying scripts/install-cuda-mpi.sh's Open MPI) the two-rank lines run with halos
-# from GPU memory (runtime/direct.c) and say so. Its closing MHD times are a quick regression
+# from GPU memory (runtime/graph/direct.c) and say so. Its closing MHD times are a quick regression
 # signal, not the benchmark: bench/mhd-app.sh measures the same runs against the memory floor
 # and Astaroth with a table, bench/graph.sh the task graph's cost.
 set -uo pipefail
@@ -46,7 +46,7 @@ for p in double single; do
   w=$(two $M --device cuda $A --precision $p --dump /tmp/m3.bin); echo "mhd $p 2 ranks on 1 GPU ($w): $(cmp /tmp/mc.bin /tmp/m3.bin && echo identical)"
 done
 # a lone tile the size of the timings below: in single precision its march fills its own ghosts
-# (codelets/mhd_cuda_fill.cuh), a path the 32^3 runs above do not take
+# (codelets/mhd/mhd_cuda_fill.cuh), a path the 32^3 runs above do not take
 L="--grid 256,256,256 --set init.ic=abc --set init.amp=0.1 --steps 2 --every 0 --dt 1e-3 --precision single"
 STARPU_NCPU=$(nproc) $M --device cpu --tiles 2 $L --dump /tmp/lc.bin > /dev/null 2>&1
 STARPU_NCUDA=1 $M --device cuda $L --dump /tmp/l1.bin > /dev/null 2>&1; echo "mhd single 256^3 1 tile: $(cmp /tmp/lc.bin /tmp/l1.bin && echo identical)"

@@ -60,7 +60,7 @@ restart)
   else echo "FAIL: restarted run differs from the uninterrupted one"; fail=1; fi ;;
 snapshot)
   # 3D (12x10x8) and 2D (12x10): a 2D snapshot holds its plane twice (VTK 9.1's reader crashes
-  # on single-plane images, runtime/snapshot.c); VTK's own reader opens both when installed.
+  # on single-plane images, runtime/storage/snapshot.c); VTK's own reader opens both when installed.
   /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null || { echo "skip: /usr/bin/python3 lacks h5py or numpy"; exit 77; }
   d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
   for grid in 12,10,8 12,10,1; do

@@ -1,6 +1,7 @@
 /* fuzz_app.c — libFuzzer target for an app's whole settings path: its main, through the app
  * skeleton (apps/common/app.c: tess_app_main -> tess_app_begin -> the app's check), the
- * configuration layer (runtime/config.c) and the app's own table and checks, up to the dry run.
+ * configuration layer (runtime/settings/config.c) and the app's own table and checks, up to the dry
+ * run.
  *
  * Built once per app (tests/CMakeLists.txt): FUZZ_APP_SOURCE names the app's .c file, which is
  * included here with its main renamed; FUZZ_PROG is the program name its messages start with.

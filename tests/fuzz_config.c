@@ -1,4 +1,4 @@
-/* fuzz_config — libFuzzer target for the configuration parser (runtime/config.c).
+/* fuzz_config — libFuzzer target for the configuration parser (runtime/settings/config.c).
  *
  * Every input is fed, each time to a fresh configuration over one fixed option table, as
  *   1. INI text (tess_config_parse_string, up to the first NUL),

@@ -9,7 +9,7 @@
  *   rk             q[c] = alpha_k q[c] + dt F[c];  u[c] += beta_k q[c]      (classic form)
  *                  or Astaroth's register-free form, q[c] holding u^(k-1)
  *
- * Sums of products are multiply-adds (fma) where the kernel has them (codelets/mhd_cell.h), in
+ * Sums of products are multiply-adds (fma) where the kernel has them (codelets/mhd/mhd_cell.h), in
  * its order: the register-free comparison is then per cell, as Astaroth's verification asks.
  *
  * Memory is plentiful next to clarity here: a 32^3 grid needs about 16 MB.

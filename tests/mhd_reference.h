@@ -1,6 +1,6 @@
 /* mhd_reference.h — a deliberately plain serial CPU model of the MHD solver, for tests.
  *
- * Written apart from codelets/mhd.c (it shares only tess_mhd_params and the component order of
+ * Written apart from codelets/mhd/mhd.c (it shares only tess_mhd_params and the component order of
  * mhd.h): whole padded grids, one array per component, periodic ghosts filled by copying,
  * every derivative into its own array, then the right-hand side into its own arrays, then
  * Williamson's RK3 in the classic two-register form

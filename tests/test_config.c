@@ -1,4 +1,4 @@
-/* test_config — the configuration layer (runtime/config.c) alone, without MPI or StarPU:
+/* test_config — the configuration layer (runtime/settings/config.c) alone, without MPI or StarPU:
  * precedence defaults < environment < files < command line, every user-facing message (with
  * file:line), strict value parsing and ranges, the write -> parse round trip bit for bit,
  * atomic saves, --help and --print-config. Returns 0 when every check passes, 1 otherwise. */

@@ -7,7 +7,7 @@
  *     out = in - coeff div(fl)              stage hdiff_out    then swap(in, out)
  *
  * Each kernel declares what it reads of each input, one-sided and horizontal only
- * (codelets/hdiff.h); the runtime derives ghosts, halo directions and, with the recompute
+ * (codelets/hdiff/hdiff.h); the runtime derives ghosts, halo directions and, with the recompute
  * strategy, the extents on which lap, fli and flj run so that only `in` is exchanged, once per
  * step, two cells wide (docs/multistage.md). run.strategy picks exchange, recompute or auto.
  *

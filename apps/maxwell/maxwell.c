@@ -1,5 +1,5 @@
 /* maxwell.c — electromagnetic waves: eps dE/dt = curl H, mu dH/dt = -curl E on a periodic box of
- * side 1; 6th order in space, RK3 in time (codelets/maxwell_cell.h); CPU or CUDA, double or
+ * side 1; 6th order in space, RK3 in time (codelets/maxwell/maxwell_cell.h); CPU or CUDA, double or
  * single. --init wave: a plane wave of --wave periods per box along x and y, E in the xy plane,
  * H along z; --init curl: E = curl A and H = curl B of random A, B through the kernel's own
  * difference operator, so the discrete div E and div H start (and stay) at round-off.

@@ -1,7 +1,7 @@
 /* mhd_program.h — the MHD step program and initial conditions, shared by the MHD app and the
  * tests.
  *
- * A step is Astaroth's register-free RK3 on two 8-component fields (codelets/mhd.h):
+ * A step is Astaroth's register-free RK3 on two 8-component fields (codelets/mhd/mhd.h):
  *
  *     stage mhd_rk3 substep 0   in = state (stencil)   out = state_out (write)
  *     swap state <-> state_out

@@ -1,6 +1,6 @@
 /* stencil.h — write a stencil kernel once: one cell function for CPU and CUDA, double and single.
  *
- * A kernel author writes a *cell source* (e.g. codelets/heat_cell.h): cell functions over the
+ * A kernel author writes a *cell source* (e.g. codelets/heat/heat_cell.h): cell functions over the
  * accessors below, in the element type `real`, and one TESS_STENCIL line per kernel naming its
  * footprint, its cell function and its host function for constants. Two tiny files compile it:
  *

@@ -80,7 +80,7 @@ typedef struct tess_region {
    * copied before the stage; the outputs' ghost layers are left as they are. The inputs' ghost
    * layers are the kernel's scratch: it may write the periodic images there first and read them,
    * or keep its own state there (the MHD CUDA kernel does both for a large lone tile,
-   * codelets/mhd_cuda_fill.cuh). */
+   * codelets/mhd/mhd_cuda_fill.cuh). */
   int wrap;
 } tess_region;
 

@@ -17,7 +17,7 @@
  * pointer is NULL is the task's buffer (buffers[0], a vector) at element offset `off`.
  *
  * Tile pointers travel in the cl_arg, not as StarPU handles: the runtime's handles only carry
- * dependencies (runtime/plan.h), so the caller pins each task to a worker of the memory node
+ * dependencies (runtime/graph/plan.h), so the caller pins each task to a worker of the memory node
  * the tiles live on and keeps nothing else alive: the list is copied into the cl_arg.
  */
 #ifndef TESS_PACK_H
