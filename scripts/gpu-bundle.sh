@@ -37,7 +37,7 @@ if [ -f "$ompi/.complete" ]; then
 # CUDA-aware Open MPI (scripts/install-cuda-mpi.sh), added by scripts/gpu-bundle.sh. With
 # TESS_CUDA_MPI=1 at source time its mpirun and libmpi.so.40 (same ABI as Debian's 4.1.4) come
 # first, and ranks on one host talk through smcuda (shared memory with CUDA IPC; vader would
-# crash on device pointers). smcuda pins its segment, which lives in the session dir: on /tmp
+# crash on device pointers). smcuda pins its segment, which lives in Open MPI's per-job directory: on /tmp
 # (ext4) the kernel refuses the pin (a warning), on /dev/shm (tmpfs) it works. Where libcuda
 # is missing it runs as plain Open MPI (CUDA support off), without the page-long warning.
 if [ "${TESS_CUDA_MPI:-}" = 1 ]; then

@@ -12,6 +12,14 @@
  * a cell's stencil values reach mhd_cell.h (accessors over shared memory, registers or global
  * memory), the plane ring, the launch geometry.
  *
+ * Files (one translation unit: the .cuh files are parts of this one, included inside namespace
+ * tess_mhd_gpu, not headers of their own):
+ *   mhd_cuda.cu        the shared arithmetic, the kernels' parameters, the launchers, the C entry
+ *   mhd_cuda_cell.cuh  accessors, a cell's update from any accessor, the generic kernel
+ *   mhd_cuda_tiled.cuh the tiled march with element copies (geometry, copy plan, per-step compute)
+ *   mhd_cuda_fill.cuh  a lone tile's ghosts for the tensor-copy march
+ *   mhd_cuda_tma.cuh   the float 32 x 16 march with tensor copies (tma.cuh) and its launcher
+ *
  * Kernels:
  *   tiled    (3D regions with n0 >= 16 and n1 >= 4): one block of 32 x 8 threads per (x, y)
  *            tile, one cell per thread, marching along z through a chunk of the region. Shared
@@ -33,11 +41,11 @@
  *            32 x 8 with the former row copies (c306806) at 128^3 and 256^3, 6% at 512^3; 32 x 8
  *            with copy_plan is 4-5% slower than that (its third round of copies: 20 elements),
  *            so float takes it only for regions 4 to 15 cells deep in y (H200 and H100,
- *            2026-11-28-h200-mhd-s10.txt, -h100-mhd-s10.txt).
+ *            2026-11-28-h200-mhd-copy-plan.txt, -h100-mhd-s10.txt).
  *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.3 in
- *            float (2026-11-28-h100-mhd-s11.txt, call 10). The float kernel is bound by the
+ *            float (2026-11-28-h100-mhd-float-loads.txt, run 10). The float kernel is bound by the
  *            shared-memory pipe (282 loads and ~13 plane copies a cell, 16 warps). Two changes
- *            were measured and dropped (2026-11-28-h100-mhd-s11.txt):
+ *            were measured and dropped (2026-11-28-h100-mhd-float-loads.txt):
  *            pairs of components interleaved and read with 8-byte loads (the same wavefronts,
  *            and spills), and two cells a thread (latency-bound at 8 warps).
  *            Blocks take items (a tile's z chunk) in waves; where the last wave would leave
@@ -55,13 +63,13 @@
  *            its reach, all never used (past the array they arrive as 0). H100, float, the
  *            kernel alone: 3-4% faster than the element copies at 128^3 to 512^3 (3.16 against
  *            3.29 ms at 256^3; ncu: 707 M warp instructions a substep-1 launch instead of
- *            735 M, still bound by the shared loads; 2026-11-28-h100-mhd-s12.txt, calls 8-11).
+ *            735 M, still bound by the shared loads; 2026-11-28-h100-mhd-tma.txt, runs 8-11).
  *            A lone periodic tile takes it where its ghost fill pays (tma_wanted: cubes from
  *            192^3). Where the plan keeps its columns whole in one wave (plan_ahead; of the
  *            cubes 128^3 to 512^3 on 132 SMs, 256^3), the march fills its own x and y ghosts
  *            a few dozen planes ahead of itself and reads z at its image (H200, 256^3:
  *            1.00-1.03 ms a substep against 1.03-1.05 with the fill first, ncu;
- *            2026-11-28-h200-mhd-s14.txt, call 9);
+ *            2026-11-28-h200-mhd-warp-boxes.txt, run 9);
  *            else one kernel first writes its input's ghost layers (fill_images: 77 us a
  *            substep at 256^3 on an H100). Smaller lone tiles take the WR form below.
  *   generic  (any region, 2D included): one thread per cell, every stencil point loaded from
@@ -72,9 +80,9 @@
  * periodic image inside it (plane z once per plane, each copied element's row and column once
  * per block: copy_plan), so the runtime copies no halo and nothing extra is stored (but for the
  * tensor-copy march of a large lone tile, which writes the input's ghost layers: see above).
- * Storing the images instead (session 6) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
+ * Storing the images instead (before 2026-11-27) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
  * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 8-9% in single
- * (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-s11.txt call 10). Most of it is where it reads, not
+ * (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-float-loads.txt run 10). Most of it is where it reads, not
  * what it executes: the same WR kernel takes 6% longer wrapping than with zero ghost widths (ncu,
  * 128^3 double): a tile at the x edge reads its 3 wrapped columns from the far end of each row, one
  * more sector and L2 request per row than the plain form's contiguous ghosts (+5% L1 sectors, +8%
@@ -200,492 +208,8 @@ template <bool WR, class T> TMG_HD int wrapc(const kparams<T> &p, int a, int c) 
     return c;
 }
 
-/* ---- gathering a cell's stencil values for mhd_cell.h ------------------------------------- */
-
-/* Accessor A: a.get<C, DX, DY, DZ>() is component C at offset (DX, DY, DZ) from the cell (a T);
- * a.active<AXIS>() says whether the axis has a stencil. */
-
-/* Component C at offsets -3..3 along axis AX. */
-template <int C, int AX, class T, class A> TMG_HD void line(const A &a, T v[7]) {
-  constexpr int x = AX == 0, y = AX == 1, z = AX == 2;
-  v[0] = a.template get<C, -3 * x, -3 * y, -3 * z>();
-  v[1] = a.template get<C, -2 * x, -2 * y, -2 * z>();
-  v[2] = a.template get<C, -x, -y, -z>();
-  v[3] = a.template get<C, 0, 0, 0>();
-  v[4] = a.template get<C, x, y, z>();
-  v[5] = a.template get<C, 2 * x, 2 * y, 2 * z>();
-  v[6] = a.template get<C, 3 * x, 3 * y, 3 * z>();
-}
-
-/* Radius K of the mixed stencil of axes P < Q: f(+K p), f(-K p), f(+K m), f(-K m), p = e_P + e_Q,
- * m = e_P - e_Q. */
-template <int C, int P, int Q, int K, class T, class A> TMG_HD void diag4(const A &a, T q[4]) {
-  constexpr int px = (P == 0) + (Q == 0), py = (P == 1) + (Q == 1), pz = (P == 2) + (Q == 2);
-  constexpr int mx = (P == 0) - (Q == 0), my = (P == 1) - (Q == 1), mz = (P == 2) - (Q == 2);
-  q[0] = a.template get<C, K * px, K * py, K * pz>();
-  q[1] = a.template get<C, -K * px, -K * py, -K * pz>();
-  q[2] = a.template get<C, K * mx, K * my, K * mz>();
-  q[3] = a.template get<C, -K * mx, -K * my, -K * mz>();
-}
-
-template <int C, int P, int Q, class T, class A> TMG_HD T mixed(const A &a, T ihh) {
-  T q[3][4];
-  diag4<C, P, Q, 1>(a, q[0]);
-  diag4<C, P, Q, 2>(a, q[1]);
-  diag4<C, P, Q, 3>(a, q[2]);
-  return tess_mhd_dermix(q, ihh);
-}
-
-/* Gradient and pure second derivative of component C along axis AX (0 on an inactive axis). */
-template <int C, int AX, class T, class A>
-TMG_HD void axis(const A &a, const typename pass<T>::coef &p, T &g, T &d2) {
-  g = d2 = T(0);
-  if (!a.template active<AX>()) return;
-  T v[7];
-  line<C, AX>(a, v);
-  g = tess_mhd_der1(v, p.ih[AX]);
-  d2 = tess_mhd_der2(v, p.ih2[AX]);
-}
-
-template <int C, class T, class A>
-TMG_HD void field(const A &a, const typename pass<T>::coef &p, typename pass<T>::derivs &d,
-                  T d2[3]) {
-  T g[3];
-  axis<C, 0, T>(a, p, g[0], d2[0]);
-  axis<C, 1, T>(a, p, g[1], d2[1]);
-  axis<C, 2, T>(a, p, g[2], d2[2]);
-  tess_mhd_field(&d, C, a.template get<C, 0, 0, 0>(), g, d2);
-}
-
-/* The vector at components V..V+2: its derivatives, and grad div (gd). */
-template <int V, class T, class A>
-TMG_HD void vector(const A &a, const typename pass<T>::coef &p, typename pass<T>::derivs &d,
-                   T gd[3]) {
-  T dx[3], dy[3], dz[3];
-  field<V + 0, T>(a, p, d, dx);
-  field<V + 1, T>(a, p, d, dy);
-  field<V + 2, T>(a, p, d, dz);
-  const T diag[3] = {dx[0], dy[1], dz[2]};
-  T mix[3][3] = {{T(0), T(0), T(0)}, {T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
-  if (a.template active<0>() && a.template active<1>()) {
-    mix[0][1] = mixed<V + 1, 0, 1>(a, p.ihh[0]);
-    mix[1][0] = mixed<V + 0, 0, 1>(a, p.ihh[0]);
-  }
-  if (a.template active<0>() && a.template active<2>()) {
-    mix[0][2] = mixed<V + 2, 0, 2>(a, p.ihh[1]);
-    mix[2][0] = mixed<V + 0, 0, 2>(a, p.ihh[1]);
-  }
-  if (a.template active<1>() && a.template active<2>()) {
-    mix[1][2] = mixed<V + 2, 1, 2>(a, p.ihh[2]);
-    mix[2][1] = mixed<V + 1, 1, 2>(a, p.ihh[2]);
-  }
-  tess_mhd_graddiv(diag, mix, gd);
-}
-
-/* The whole cell: derivatives, F, and the RK3 combination with the old output `old` (read
- * for substeps 1 and 2 only). x: padded x coordinate (for the forcing). */
-template <class T, class A>
-TMG_HD void cell_update(const A &a, const kparams<T> &p, const unsigned long long *tab, int x,
-                        const T old[8], T res[8]) {
-  typename pass<T>::derivs d;
-  {
-    T d2[3];
-    field<0, T>(a, p.c, d, d2);
-    field<4, T>(a, p.c, d, d2);
-  }
-  vector<1, T>(a, p.c, d, d.gdu);
-  vector<5, T>(a, p.c, d, d.gda);
-  T F[8];
-  tess_mhd_rhs(&d, &p.c, tess_mhd_force_at(&p.c, x), tab, F);
-#pragma unroll
-  for (int c = 0; c < 8; c++)
-    res[c] = tess_mhd_rk(&p.c, d.val[c], old[c], F[c]);
-}
-
-/* ---- generic kernel: one thread per cell, stencil through L1 ------------------------------ */
-
-template <class T> struct generic_acc {
-  const T *f; /* component 0 of the cell */
-  long long X, sy, sz;
-  int act[3];
-  template <int AX> TMG_HD bool active() const { return act[AX] != 0; }
-  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
-    return ldg(f + (C * X + DX + DY * sy + DZ * sz));
-  }
-};
-
-/* The same under tess_region.wrap: every point at its periodic image. */
-template <class T> struct wrap_acc {
-  const T *in;
-  long long X, sy, sz;
-  int x, y, z, dim[3], wg[3], act[3];
-  template <int AX> TMG_HD bool active() const { return act[AX] != 0; }
-  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
-    return ldg(in +
-               (tess_wrap(x + DX, wg[0], dim[0]) + C * X + tess_wrap(y + DY, wg[1], dim[1]) * sy +
-                tess_wrap(z + DZ, wg[2], dim[2]) * sz));
-  }
-};
-
-template <class T, bool WR = false>
-TMG_HD void generic_cell(const kparams<T> &p, const unsigned long long *tab, int x, int y, int z) {
-  const long long cell = x + y * p.sy + z * p.sz;
-  T old[8], res[8];
-#pragma unroll
-  for (int c = 0; c < 8; c++)
-    old[c] = p.c.substep > 0 ? p.out[cell + c * p.X] : T(0);
-  if constexpr (WR) {
-    const wrap_acc<T> a = {p.in,
-                           p.X,
-                           p.sy,
-                           p.sz,
-                           x,
-                           y,
-                           z,
-                           {p.dim[0], p.dim[1], p.dim[2]},
-                           {p.wg[0], p.wg[1], p.wg[2]},
-                           {p.c.active[0], p.c.active[1], p.c.active[2]}};
-    cell_update<T>(a, p, tab, x, old, res);
-  } else {
-    const generic_acc<T> a = {
-        p.in + cell, p.X, p.sy, p.sz, {p.c.active[0], p.c.active[1], p.c.active[2]}};
-    cell_update<T>(a, p, tab, x, old, res);
-  }
-#pragma unroll
-  for (int c = 0; c < 8; c++)
-    p.out[cell + c * p.X] = res[c];
-}
-
-template <class T, bool WR = false>
-__global__ void __launch_bounds__(128) mhd_generic_kernel(const kparams<T> p) {
-  __shared__ unsigned long long tab[exp_words<T>()];
-  for (int i = threadIdx.x + blockDim.x * threadIdx.y; i < exp_words<T>();
-       i += blockDim.x * blockDim.y)
-    tab[i] = exp_word<T>(i);
-  __syncthreads();
-  const int x = p.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (x >= p.hi[0]) return;
-  for (int y = p.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y); y < p.hi[1];
-       y += gridDim.y * blockDim.y)
-    for (int z = p.lo[2] + (int)blockIdx.z; z < p.hi[2]; z += gridDim.z)
-      generic_cell<T, WR>(p, tab, x, y, z);
-}
-
-/* ---- tiled kernel ------------------------------------------------------------------------- */
-
-/* Shared-memory layout, in elements of T after the exp table (TAB elements: 256 words for
- * double, 32 for float). Ring slot (one plane z, 8 slots, slot z & 7): ux, uy, uz, ax, ay, az
- * (ridx order), each [X0-3, X0+TX+3) x [Y0-3, Y0+TY+3) with pitch W. Centre slot (2 slots,
- * z & 1): lnrho, ss, the same shape. MINB: the blocks per SM the kernel is built for: 2 where
- * two fit in the 228 KiB of an sm_90 SM (1 KiB reserved per block), which caps registers at 128
- * per thread. XM >= 0: the tensor-copy march (mhd_tiled_tma_kernel; XM = the padded row's X mod
- * 4): rows W = TX + 12 wide, each rectangle at FULL >= W H elements from the last (128 bytes
- * apart), the column X0 - 3 sig + XS(c) elements into its row, and 8 mbarriers at byte BAR0. */
-template <int TX, int TY, class T, int XM = -1> struct tile_geom {
-  static constexpr bool TM = XM >= 0;
-  static constexpr int NT = TX * TY, NW = NT / 32, W = TM ? TX + 12 : TX + 6, H = TY + 6,
-                       AREA = W * H, FULL = TM ? (AREA + 31) / 32 * 32 : AREA;
-  static constexpr int RS = 6 * FULL, CS = 2 * FULL;
-  static constexpr int TAB = exp_words<T>() * (int)(sizeof(unsigned long long) / sizeof(T));
-  static constexpr int RING0 = TAB, CEN0 = RING0 + 8 * RS, TOTAL = CEN0 + 2 * CS;
-  static constexpr int BAR0 = TOTAL * (int)sizeof(T); /* TM: the ring slots' mbarriers (bytes) */
-  static constexpr size_t SMEM = (size_t)BAR0 + (TM ? 8 * 8 : 0);
-  static constexpr int MINB = 2 * (SMEM + 1024) <= 228 * 1024 ? 2 : 1;
-  /* position of component c (ux, uy, uz, ax, ay, az) in a ring slot */
-  static constexpr __host__ __device__ int ridx(int c) { return c < 4 ? c - 1 : c - 2; }
-  /* TM: how much further in component c's data sits in its box (tma_boxes) */
-  static constexpr __host__ __device__ int XS(int c) { return XM == 2 && (c & 1) ? 2 : 0; }
-  static_assert(NT % 32 == 0, "whole warps");
-  static_assert(!TM || ((RING0 * sizeof(T)) % 128 == 0 && (FULL * sizeof(T)) % 128 == 0 &&
-                        (W * sizeof(T)) % 16 == 0 && BAR0 % 8 == 0),
-                "tensor copies land 128-byte aligned, in rows of 16-byte multiples");
-};
-
-struct tile_item {
-  int X0, Y0, z0, z1;
-};
-
-/* Block b's tile and planes: item b (tile b mod ntx nty, chunk b / ntx nty) while b < full;
- * past it piece (b - full) / tail of item full + (b - full) mod tail, tail = items - full. The
- * pieces of the last wave's items go piece by piece, so blocks running at once march
- * neighbouring tiles at the same planes (their halo rows shared in L2). */
-template <int TX, int TY, class T> TMG_HD tile_item tile_of(const kparams<T> &p, int b) {
-  int i = b, piece = -1;
-  if (b >= p.full) {
-    const int tail = p.items - p.full;
-    piece = (b - p.full) / tail;
-    i = p.full + (b - p.full) % tail;
-  }
-  const int tiles = p.ntx * p.nty;
-  const int zc = i / tiles, t = i - zc * tiles;
-  const int ty = t / p.ntx, tx = t - ty * p.ntx;
-  tile_item it;
-  it.X0 = p.lo[0] + tx * TX;
-  it.Y0 = p.lo[1] + ty * TY;
-  it.z0 = p.lo[2] + zc * p.zlen;
-  it.z1 = it.z0 + p.zlen < p.hi[2] ? it.z0 + p.zlen : p.hi[2];
-  if (piece >= 0) {
-    it.z0 += piece * p.tlen;
-    it.z1 = it.z0 + p.tlen < it.z1 ? it.z0 + p.tlen : it.z1;
-  }
-  return it;
-}
-
-/* One element, global -> shared, asynchronously (4 or 8 bytes: rows need not be aligned); dst:
- * its shared-memory address (device) and pointer (host emulation). */
-template <class T> TMG_HD void cp_async(unsigned dst, T *dst_host, const T *src) {
-#ifdef __CUDA_ARCH__
-  (void)dst_host;
-  if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
-#else
-  (void)dst;
-  *dst_host = *src;
-#endif
-}
-TMG_HD void cp_async_commit() {
-#ifdef __CUDA_ARCH__
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-TMG_HD void cp_async_wait_all() {
-#ifdef __CUDA_ARCH__
-  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-#endif
-}
-
-/* The shared-memory address of sm[i] (device; 0 on the host, where cp_async takes the pointer). */
-template <class T> TMG_HD unsigned smem_addr(const T *sm, int i) {
-#ifdef __CUDA_ARCH__
-  return (unsigned)__cvta_generic_to_shared(sm) + (unsigned)(i * (int)sizeof(T));
-#else
-  (void)sm;
-  (void)i;
-  return 0;
-#endif
-}
-
-TMG_HD int imin(int a, int b) { return a < b ? a : b; }
-
-/* p, as a value nvcc cannot see through (device): what is added to it later stays one 64-bit
- * add of a 32-bit offset (IMAD.WIDE) instead of being reassociated onto the kernel parameter
- * it came from (64-bit adds, shifts and a reload of the parameter for every address). */
-template <class T> TMG_HD const T *opaque(const T *p) {
-#ifdef __CUDA_ARCH__
-  asm("" : "+l"(p));
-#endif
-  return p;
-}
-
-/* a * b as one 32 x 32 -> 64-bit multiply (IMAD.WIDE), for a plane's offset (the launcher keeps
- * a plane under 2^31 elements): from (long long)a * b nvcc made a 64-bit multiply (3 IMADs and
- * a sign extension). */
-TMG_HD long long mul_wide(int a, int b) {
-#ifdef __CUDA_ARCH__
-  long long r;
-  asm("mul.wide.s32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
-  return r;
-#else
-  return (long long)a * b;
-#endif
-}
-
-/* What a thread copies of every plane rectangle (W x H, row-major, as a component's plane lies
- * in shared memory): elements e = tid + k NT, k < NK, each as a 32-bit offset from the plane's
- * component 0 (row at its image times sy, plus column at its image; the launcher keeps a plane
- * of the tile under 2^31 elements), formed once per block: every plane and component reuses
- * them, so a copy is an add, an IMAD.WIDE and the cp.async. Elements past the region's reach
- * (cw columns, rh rows: partial tiles at the high end) take the offset of the nearest element
- * within it: copied, never read, and nothing outside [lo - 3, hi + 3) is addressed. Only the
- * last k can fall past the rectangle (e >= FULL); it is skipped there.
- * Before (rows to warps, each lane a column, a row's offset and the WR form's row wrap formed
- * per row and plane, a branch per row in single): the copies were 343 of the float kernel's
- * 1709 instructions a cell (ncu source counters, 32 x 16 wrapping, 256^3, H100, session 10). */
-template <int TX, int TY, class T> struct tile_copy {
-  typedef tile_geom<TX, TY, T> G;
-  static constexpr int NK = (G::FULL + G::NT - 1) / G::NT;
-  int off[NK];
-};
-
-template <int TX, int TY, bool WR = false, class T>
-TMG_HD tile_copy<TX, TY, T> copy_plan(const kparams<T> &p, const tile_item &it, int tid) {
-  typedef tile_geom<TX, TY, T> G;
-  const int cw = imin(G::W, p.hi[0] + 3 - (it.X0 - 3)), rh = imin(G::H, p.hi[1] + 3 - (it.Y0 - 3));
-  tile_copy<TX, TY, T> c;
-#pragma unroll
-  for (int k = 0; k < tile_copy<TX, TY, T>::NK; k++) {
-    const int e = tid + k * G::NT, r = imin(e / G::W, rh - 1), col = imin(e % G::W, cw - 1);
-    c.off[k] = wrapc<WR>(p, 1, it.Y0 - 3 + r) * (int)p.sy + wrapc<WR>(p, 0, it.X0 - 3 + col);
-  }
-  return c;
-}
-
-/* Plane z (at its image in the WR form) of the NC components at element offsets coff[] (c X)
- * into shared memory at sm + dst, one W x H rectangle after the other. opaque() keeps nvcc
- * from reassociating the plane's pointer onto p.in (64-bit adds and parameter reloads per
- * address); the plain form takes the identity for z (wrapc<false>), not tess_wrap with zero
- * ghost widths (3-5% slower in single, H100, bench/results/2026-11-27-h100-plain-copy.txt). */
-template <int TX, int TY, int NC, bool WR, class T>
-TMG_HD void copy_plane(const kparams<T> &p, T *sm, int dst, int z, const int (&coff)[NC],
-                       const tile_copy<TX, TY, T> &c, int tid) {
-  typedef tile_geom<TX, TY, T> G;
-  constexpr int NK = tile_copy<TX, TY, T>::NK;
-  const T *plane = opaque(p.in + mul_wide(wrapc<WR>(p, 2, z), (int)p.sz));
-  const unsigned base = smem_addr(sm, dst + tid);
-#pragma unroll
-  for (int i = 0; i < NC; i++)
-#pragma unroll
-    for (int k = 0; k < NK; k++) {
-      const int e = i * G::FULL + k * G::NT;
-      if (k == NK - 1 && tid + k * G::NT >= G::FULL) continue;
-      cp_async(base + (unsigned)(e * (int)sizeof(T)), sm + dst + tid + e,
-               plane + (coff[i] + c.off[k]));
-    }
-}
-
-/* Plane z of the six components of u and A, full with halo, into ring slot z & 7. */
-template <int TX, int TY, bool WR = false, class T>
-TMG_HD void issue_ring(const kparams<T> &p, T *sm, int z, const tile_copy<TX, TY, T> &c, int tid) {
-  typedef tile_geom<TX, TY, T> G;
-  const int X = (int)p.X;
-  const int coff[6] = {X, 2 * X, 3 * X, 5 * X, 6 * X, 7 * X}; /* ring slot order: tile_geom::ridx */
-  copy_plane<TX, TY, 6, WR>(p, sm, G::RING0 + (z & 7) * G::RS, z, coff, c, tid);
-}
-
-/* Plane z of lnrho and ss, full with halo, into centre slot z & 1. */
-template <int TX, int TY, bool WR = false, class T>
-TMG_HD void issue_centre(const kparams<T> &p, T *sm, int z, const tile_copy<TX, TY, T> &c,
-                         int tid) {
-  typedef tile_geom<TX, TY, T> G;
-  const int coff[2] = {0, 4 * (int)p.X};
-  copy_plane<TX, TY, 2, WR>(p, sm, G::CEN0 + (z & 1) * G::CS, z, coff, c, tid);
-}
-
-/* What a thread keeps from step to step: lnrho and ss at z - 3 .. z + 3 of its cell. */
-template <class T> struct tile_state { T ql[7], qs[7]; };
-
-template <int TX, int TY, class T, int XM = -1> struct tile_acc {
-  typedef tile_geom<TX, TY, T, XM> G;
-  const T *sm;
-  int cen;        /* centre slot + the thread's offset in a full plane */
-  int rfu[7];     /* ring slot of z + d - 3 + the thread's offset in a full plane */
-  T ql[7], qs[7]; /* lnrho, ss at z - 3 .. z + 3 (copies of tile_state's) */
-  template <int AX> TMG_HD bool active() const { return true; }
-  template <int C, int DX, int DY, int DZ> TMG_HD T get() const {
-    static_assert(C >= 0 && C < 8 && DZ >= -3 && DZ <= 3, "stencil point");
-    if constexpr (C == 0 || C == 4) {
-      if constexpr (DZ != 0 || (DX == 0 && DY == 0)) {
-        static_assert(DX == 0 && DY == 0, "lnrho, ss: off-centre planes at the cell only");
-        return C == 0 ? ql[DZ + 3] : qs[DZ + 3];
-      } else {
-        return sm[cen + (C == 0 ? 0 : G::FULL) + DY * G::W + DX];
-      }
-    } else {
-      return sm[rfu[DZ + 3] + G::ridx(C) * G::FULL + G::XS(C) + DY * G::W + DX];
-    }
-  }
-};
-
-/* The accessor of the thread at (tx, ty) of the tile for step zc; sig: how far in the tile's
- * column X0 - 3 sits in its rows (tensor copies: tma_boxes). */
-template <int TX, int TY, int XM = -1, class T>
-TMG_HD tile_acc<TX, TY, T, XM> make_acc(const T *sm, int zc, int tx, int ty,
-                                        const tile_state<T> &st, int sig = 0) {
-  typedef tile_geom<TX, TY, T, XM> G;
-  tile_acc<TX, TY, T, XM> a;
-  a.sm = sm;
-  const int o_full = (ty + 3) * G::W + tx + 3 + sig;
-  a.cen = G::CEN0 + (zc & 1) * G::CS + o_full;
-#pragma unroll
-  for (int i = 0; i < 7; i++)
-    a.rfu[i] = G::RING0 + ((zc - 3 + i) & 7) * G::RS + o_full;
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    a.ql[i] = st.ql[i];
-    a.qs[i] = st.qs[i];
-  }
-  return a;
-}
-
-template <int TX, int TY, bool WR = false, class T>
-TMG_HD void tile_prologue(const kparams<T> &p, const tile_item &it, int tid, tile_state<T> &st) {
-  const int x = it.X0 + tid % TX, y = it.Y0 + tid / TX;
-  const bool valid = x < p.hi[0] && y < p.hi[1];
-  const long long col = x + y * p.sy;
-#pragma unroll
-  for (int i = 0; i < 7; i++) {
-    const long long cell = col + wrapc<WR>(p, 2, it.z0 - 3 + i) * p.sz;
-    st.ql[i] = valid ? ldg(p.in + cell) : T(0);
-    st.qs[i] = valid ? ldg(p.in + cell + 4 * p.X) : T(0);
-  }
-}
-
-template <int TX, int TY, class T, bool WR = false, int XM = -1>
-TMG_HD void tile_compute(const kparams<T> &p, const T *sm, const unsigned long long *tab,
-                         const tile_item &it, int zc, int tid, tile_state<T> &st, int sig = 0) {
-  const int tx = tid % TX, ty = tid / TX;
-  const int x = it.X0 + tx, y = it.Y0 + ty;
-  const bool valid = x < p.hi[0] && y < p.hi[1];
-  const long long cell = x + y * p.sy + zc * p.sz;
-  T nl = T(0), ns = T(0), old[8];
-  if (valid && zc + 1 < it.z1) { /* next step's z + 3 of lnrho, ss */
-    const long long next =
-        WR ? x + y * p.sy + mul_wide(wrapc<WR>(p, 2, zc + 4), (int)p.sz) : cell + 4 * p.sz;
-    nl = ldg(p.in + next);
-    ns = ldg(p.in + next + 4 * p.X);
-  }
-#pragma unroll
-  for (int c = 0; c < 8; c++)
-    old[c] = valid && p.c.substep > 0 ? p.out[cell + c * p.X] : T(0);
-
-  const tile_acc<TX, TY, T, XM> a = make_acc<TX, TY, XM>(sm, zc, tx, ty, st, sig);
-  T res[8];
-  cell_update<T>(a, p, tab, x, old, res);
-  if (valid) {
-#pragma unroll
-    for (int c = 0; c < 8; c++)
-      p.out[cell + c * p.X] = res[c];
-  }
-#pragma unroll
-  for (int i = 0; i < 6; i++) {
-    st.ql[i] = st.ql[i + 1];
-    st.qs[i] = st.qs[i + 1];
-  }
-  st.ql[6] = nl;
-  st.qs[6] = ns;
-}
-
-template <int TX, int TY, class T, bool WR = false>
-__global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T>::MINB))
-    mhd_tiled_kernel(const kparams<T> p) {
-  typedef tile_geom<TX, TY, T> G;
-  extern __shared__ __align__(16) unsigned char sm_bytes[];
-  T *sm = reinterpret_cast<T *>(sm_bytes);
-  const int tid = threadIdx.x;
-  const tile_item it = tile_of<TX, TY>(p, blockIdx.x);
-  for (int i = tid; i < exp_words<T>(); i += G::NT)
-    reinterpret_cast<unsigned long long *>(sm_bytes)[i] = exp_word<T>(i);
-  const tile_copy<TX, TY, T> plan = copy_plan<TX, TY, WR>(p, it, tid);
-  for (int z = it.z0 - 3; z <= it.z0 + 3; z++)
-    issue_ring<TX, TY, WR>(p, sm, z, plan, tid);
-  issue_centre<TX, TY, WR>(p, sm, it.z0, plan, tid);
-  cp_async_commit();
-  tile_state<T> st;
-  tile_prologue<TX, TY, WR>(p, it, tid, st);
-  for (int zc = it.z0; zc < it.z1; zc++) {
-    cp_async_wait_all();  /* this step's planes (issued one step ago) have landed ... */
-    __syncthreads();      /* ... for every thread, and everyone is done with the last step */
-    if (zc + 1 < it.z1) { /* into the slots the last step read last: plane zc - 4, centre zc - 1 */
-      issue_ring<TX, TY, WR>(p, sm, zc + 4, plan, tid);
-      issue_centre<TX, TY, WR>(p, sm, zc + 1, plan, tid);
-    }
-    cp_async_commit();
-    tile_compute<TX, TY, T, WR>(p, sm, reinterpret_cast<const unsigned long long *>(sm_bytes), it,
-                                zc, tid, st);
-  }
-}
+#include "mhd_cuda_cell.cuh"  /* accessors, cell_update, the generic kernel */
+#include "mhd_cuda_tiled.cuh" /* the tiled march with element copies */
 
 /* ---- host side ---------------------------------------------------------------------------- */
 

@@ -69,7 +69,7 @@ template <class T> static void fill_images(const kparams<T> &p, cudaStream_t s) 
  * tess_region.wrap) holds the counters. Every block must be resident at once (it waits on all the
  * others): one wave, else fill_images. H200, float, 256^3, ncu: 1.00-1.03 ms a substep
  * against 1.03-1.05 with fill_images first and 0.97-0.98 for the plain march, no wrap
- * (bench/results/2026-11-28-h200-mhd-s14.txt, call 9). */
+ * (bench/results/2026-11-28-h200-mhd-warp-boxes.txt, run 9). */
 constexpr int FILL_AHEAD = 40, FILL_BATCH = 16;
 
 /* Fill index k (0 <= k < n) of owned padded plane w (in [g, g + n)), and back: the order the

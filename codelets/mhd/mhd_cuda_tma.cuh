@@ -59,7 +59,7 @@ TMG_HD void tma_plane(const kparams<T> &p, const CUtensorMap *tm, const tess_tma
 /* In the march, a step's 8 boxes are issued by lane 0 of warps 0 .. TMA_ISSUERS - 1, 8 /
  * TMA_ISSUERS each, so that no one warp carries them all. H200, float, 256^3, the plain march:
  * 3.09-3.11 ms a step with 1 or 2, 3.06 with 4, 2.91-2.93 with 8 issuing warps
- * (bench/results/2026-11-28-h200-mhd-s14.txt, call 2). */
+ * (bench/results/2026-11-28-h200-mhd-warp-boxes.txt, run 2). */
 constexpr int TMA_ISSUERS = 8;
 /* Issuer j's part of a step's copies: ring plane z and centre plane z - 3, thread 0 announcing
  * their bytes. A box may land before they are announced: the phase also waits for thread 0's
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(TX *TY, (tile_geom<TX, TY, T, XM>::MINB))
     if (AH) { /* step s stores fill index pro + s - 1 (loaded a step ago), loads pro + s */
       const int k = pro + (zc - it.z0);
       /* counted by the last warp, which issues no copies, so that its fence delays none (3.14
-       * against 3.15-3.16 ms, H200, session 14 call 3) */
+       * against 3.15-3.16 ms, H200, 2026-11-28-h200-mhd-warp-boxes.txt run 3) */
       if (tid == G::NT - 1 && zc > it.z0) fill_publish_step(count, k, pro, fn);
       fill_next(p, f, k, pro, fv);
     }
@@ -154,7 +154,7 @@ static bool tma_view(const kparams<float> &p, tess_tma_host *h) {
  * moves at most a tenth as many elements as the tile owns: from 192^3 on for a cube (9.7%; 160^3:
  * 11.7%). H100, float, the kernel alone, fill + tensor copies against the WR form's element
  * copies: +4% at 128^3, -0.5 to +0.1% at 160^3, -1% at 192^3, -3.5% at 224^3, -5% at 256^3, -6%
- * at 512^3 (bench/results/2026-11-28-h100-mhd-s12.txt, call 10). A ratio rather than a size: a
+ * at 512^3 (bench/results/2026-11-28-h100-mhd-tma.txt, run 10). A ratio rather than a size: a
  * thin tile's ghost planes are many for its cells. */
 constexpr long long TMA_FILL_MAX_TENTHS = 1;
 

@@ -9,7 +9,7 @@
  *   - a box row a multiple of 16 bytes, each box dimension at most 256 elements;
  *   - a box's first element 16-byte aligned along x (a box starting 4 bytes past a 16-byte
  *     boundary raises an illegal instruction on an H100; the encoder accepts the map:
- *     bench/results/2026-11-28-h100-mhd-s12.txt, calls 4-6);
+ *     bench/results/2026-11-28-h100-mhd-tma.txt, runs 4-6);
  *   - its shared-memory destination 128-byte aligned; elements outside the array arrive as 0.
  * Rows land densely: a W x H box fills H rows of W elements.
  * Needs sm_90; launchers ask tess_tma_device() first. */
