@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# graph.sh BUILD_DIR gpu|cpu — what the task graph costs (issue 15), ratios measured in one run.
+# graph.sh BUILD_DIR gpu|cpu — what the task graph costs, ratios measured in one run.
 #
 #   gpu (one GPU; BUILD_DIR = a bundle's extra/build): MHD fp64, Astaroth's benchmark set-up,
 #       at 128^3 and 256^3: 1 tile, 8 tiles (2x2x2) overlapped, bulk-synchronous, and

@@ -13,7 +13,7 @@
 #   exchange_ms, recompute_ms, auto_ms   medians over the repetitions
 #   picked                               auto's pick (or each pick's count when they differ)
 #   picked_over_faster                   median of the picked strategy / the faster median
-#   within_10pct                         picked_over_faster <= 1.10 (the target, per
+#   within_10pct                         picked_over_faster <= 1.10 (the target, per
 #                                        configuration; auto_over_faster: auto's own runs)
 # BENCH_DEVICES="cpu cuda" (the default) selects the devices measured.
 # hdiff.sh --summarize RUNS_CSV prints the summary of a runs file again. Run on the GPU host with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mhd-kernel-call.sh — one device call for the MHD kernel work of issue 17, run on the GPU host
+# mhd-kernel-call.sh — one device run for the MHD kernel: run on the GPU host
 # from a directory holding .gpu-bundle (scripts/gpu-bundle.sh), scripts/, bench/, codelets/,
 # runtime/include and, optionally, base_bench and prev_bench (bench/mhd_kernel_bench.cu of older
 # commits, built with nvcc -O3 -arch=sm_90 against codelets/mhd/mhd.c built with -ffp-contract=off):

@@ -4,7 +4,7 @@
 COMMIT, base.txt for BASE's binary (default 1e0e167), prev.txt for PREV's), app-level times through the runtime
 (gpu-verify: verify.txt), each against the memory floor at the copy bandwidth measured in the
 same run (576 B/cell/step in fp64, 288 in fp32) and, in fp64, against Astaroth's public code
-(issue 17's figures, same H100 model)."""
+(its figures timed earlier on an H100, not in this run: column astaroth_h100_earlier_ms)."""
 import re
 import sys
 
@@ -18,7 +18,7 @@ def row(level, code, variant, prec, n, ms, bw):
     cells = float(n) ** 3
     floor = BPC[prec] * cells / (bw * 1e9) * 1e3
     ast = ASTAROTH[n] if prec == "f64" else None
-    target = None  # issue 17's targets are for the app: half Astaroth (fp64), 2x floor (fp32 256^3)
+    target = None  # the app's targets: half Astaroth (fp64), 2x floor (fp32 256^3)
     if level == "app":
         target = ast / 2 if ast else (2 * floor if n == 256 else None)
     rows.append([
@@ -55,6 +55,6 @@ if m:
         row("app", commit, "tess-mhd", "f64" if m.group(1) == "double" else "f32", int(m.group(2)),
             float(m.group(3)), bw)
 print("app,size,gpus,ranks,mode,precision,level,code,variant,median_ms,floor_ms,x_floor,"
-      "astaroth_ms,astaroth_over_this,target_ms,target_met,copy_GBps,device")
+      "astaroth_h100_earlier_ms,astaroth_over_this,target_ms,target_met,copy_GBps,device")
 for r in rows:
     print(",".join(str(x) for x in r))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH] — the speed benchmark of Tessera (issue #8),
+# run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH] — the speed benchmark of Tessera,
 # in one call on the GPU host, with a bundle from scripts/gpu-bundle.sh:
 #
 #   1. ceilings measured in the same run (bench/copy_bw): device copy, host<->GPU, GPU<->GPU

@@ -9,8 +9,23 @@ build=${1:-build}
 prefix=$(scripts/install-deps.sh | tail -n1)
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 cuda=ON; [ -n "${TESS_NO_CUDA:-}" ] && cuda=OFF
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda ${TESS_CMAKE_FLAGS:-} >&2
+# TESS_QUIET=1 (the demo): CMake's and the compilers' output go to BUILD_DIR/build.log, one
+# line a step here; on failure the log's last lines and its path.
+run() { "$@" >&2; }
+if [ -n "${TESS_QUIET:-}" ]; then
+  mkdir -p "$build"
+  blog=$build/build.log
+  : >"$blog"
+  run() {
+    "$@" >>"$blog" 2>&1 && return 0
+    tail -n 30 "$blog" >&2
+    echo "[build] failed: $*; the whole output is in $blog" >&2
+    return 1
+  }
+  echo "[build] building Tessera${TESS_TARGETS:+ ($TESS_TARGETS)} in $build (log: $blog)" >&2
 fi
-cmake --build "$build" -j"$(nproc)" ${TESS_TARGETS:+--target $TESS_TARGETS} >&2
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  run cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda ${TESS_CMAKE_FLAGS:-}
+fi
+run cmake --build "$build" -j"$(nproc)" ${TESS_TARGETS:+--target $TESS_TARGETS}
 echo "$prefix" > "$build/starpu-prefix"

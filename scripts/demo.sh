@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
-TESS_TARGETS=tess-ch scripts/build.sh "$build" # the demo's app only; scripts/test.sh builds the rest
+# The demo's app only (scripts/test.sh builds the rest); set-up and build output go to logs.
+TESS_QUIET=1 TESS_TARGETS=tess-ch scripts/build.sh "$build"
 np=${NP:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # StarPU measures the bus on its first start and the ranks of one mpirun would race on its

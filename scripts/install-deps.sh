@@ -5,10 +5,12 @@
 #   2. StarPU 1.3.10 built from Debian's own source package with MPI + FxT, and CUDA when
 #      `nvcc` is found (the project's CUDA-13 patch applied), into a cache outside the repo:
 #         $TESSERA_CACHE/starpu-1.3.10-<patch hash>-<cuda|cpu>     (default ~/.cache/tessera)
-#      A cached install is reused as is, so CI and later sessions pay the ~3 min build once.
+#      A cached install is reused as is, so CI and later runs pay the ~3 min build once.
 #
-# Prints the StarPU prefix as its last line of stdout (everything else goes to stderr), so
-# callers can do:  prefix=$(scripts/install-deps.sh | tail -n1)
+# Prints the StarPU prefix as its last line of stdout and one line per step on stderr; what
+# apt, dpkg, configure and make print goes to $TESSERA_CACHE/setup.log (TESSERA_SETUP_LOG),
+# whose path is printed with its last lines when a step fails. Callers can do:
+#   prefix=$(scripts/install-deps.sh | tail -n1)
 # Run as root (or with sudo available) on Debian; idempotent.
 set -euo pipefail
 
@@ -53,8 +55,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 log "fetching StarPU $STARPU_VERSION source from Debian"
-apt-get source --download-only "starpu=$STARPU_VERSION+dfsg-2" >&2 2>/dev/null ||
-  apt-get source --download-only starpu >&2
+fetch_starpu() {
+  apt-get source --download-only "starpu=$STARPU_VERSION+dfsg-2" ||
+    apt-get source --download-only starpu
+}
+quietly fetch_starpu
 tar xzf starpu_$STARPU_VERSION+dfsg.orig.tar.gz
 cd starpu-$STARPU_VERSION+dfsg
 
@@ -64,19 +69,18 @@ cfg=(--prefix="$prefix" --enable-mpi --with-fxt
      --disable-socl --disable-starpufft --disable-fortran --disable-hdf5 --disable-mlr)
 if [ "$variant" = cuda ]; then
   log "nvcc found ($NVCC): building with CUDA, applying $(basename "$PATCH")"
-  patch -p1 < "$PATCH" >&2
+  quietly patch -p1 -i "$PATCH"
   cudadir=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
   cfg+=(--enable-cuda --with-cuda-dir="$cudadir" NVCCFLAGS="-arch=sm_90")
 else
   cfg+=(--disable-cuda)
 fi
-log "configuring: ${cfg[*]}"
-./configure "${cfg[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; exit 1; }
-grep -E "CUDA +enabled|MPI +enabled|FxT trace +enabled" "$work/configure.log" >&2 || true
-log "building (a few minutes)"
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -40 "$work/make.log" >&2; exit 1; }
+log "configuring StarPU ($variant)"
+quietly ./configure "${cfg[@]}"
+log "building StarPU (a few minutes)"
+quietly make -j"$(nproc)"
 rm -rf "$prefix"
-make install >"$work/install.log" 2>&1 || { tail -40 "$work/install.log" >&2; exit 1; }
+quietly make install
 touch "$prefix/.complete"
 log "StarPU installed at $prefix"
 echo "$prefix"

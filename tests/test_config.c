@@ -477,6 +477,25 @@ static void test_table(void) {
   tess_config_destroy(&cfg);
 }
 
+/* The start-up line names only the settings whose value differs from the default: one given
+ * its default's value again (--steps 100, nu = 5e-3 written as 0.005) is not counted. */
+static void test_summary(void) {
+  defaults();
+  tess_config_t cfg = make();
+  char *argv[] = {"test", "--steps", "100", "--nu", "0.005", "--cs0", "3", NULL};
+  CHECK(tess_config_parse(cfg, 7, argv, NULL) == TESS_OK);
+  char line[1024] = "";
+  FILE *f = fmemopen(line, sizeof line - 1, "w");
+  CHECK(f != NULL);
+  if (f) {
+    tess_config_summary(cfg, f);
+    fclose(f);
+  }
+  CHECK(strstr(line, "test: 1 setting not at the default: physics.cs0 = 3 [--cs0]") == line);
+  CHECK(!strstr(line, "run.steps") && !strstr(line, "physics.nu"));
+  tess_config_destroy(&cfg);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/test_config.XXXXXX");
   if (!mkdtemp(dir)) return 1;
@@ -487,6 +506,7 @@ int main(void) {
   test_save();
   test_help();
   test_table();
+  test_summary();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd)) printf("note: could not remove %s\n", dir);

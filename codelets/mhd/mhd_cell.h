@@ -86,11 +86,11 @@ TESS_MHD_HD double tess_mhd_divc(double a, double c, double cinv, int pow2) {
 }
 /* Float: rcp = 1 / c correctly rounded in double. On the device a (1/c) in double, rounded once
  * to float, instead of the IEEE division's sequence and its slow-path branch (float MHD 2-3%
- * faster plain, 1% wrapping; H100, 2026-11-28-h100-mhd-float-loads.txt): the same quotient. a / c of two floats is never
- * a float midpoint nor within 2^-49 (relative) of one, and the double product is within 2^-52
- * of a / c, so both round to the same float; zeros, subnormals, infinities and NaN fall out the
- * same too. For a power-of-2 c it is exact as a cinv is; the device takes it for every c
- * (no branch: another 1% plain). bench/mhd_kernel_bench.cu checks every float a for ten
+ * faster plain, 1% wrapping; H100, 2026-11-28-h100-mhd-float-loads.txt): the same quotient. a / c
+ * of two floats is never a float midpoint nor within 2^-49 (relative) of one, and the double
+ * product is within 2^-52 of a / c, so both round to the same float; zeros, subnormals, infinities
+ * and NaN fall out the same too. For a power-of-2 c it is exact as a cinv is; the device takes it
+ * for every c (no branch: another 1% plain). bench/mhd_kernel_bench.cu checks every float a for ten
  * divisors, three of them powers of 2 (check_divf). */
 TESS_MHD_HD float tess_mhd_divc_f32(float a, float c, float cinv, double rcp, int pow2) {
 #ifdef __CUDA_ARCH__

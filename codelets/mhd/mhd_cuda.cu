@@ -80,13 +80,13 @@
  * periodic image inside it (plane z once per plane, each copied element's row and column once
  * per block: copy_plan), so the runtime copies no halo and nothing extra is stored (but for the
  * tensor-copy march of a large lone tile, which writes the input's ghost layers: see above).
- * Storing the images instead (before 2026-11-27) cost the kernel 5-9% (H100, 128^3 and 256^3: x-edge
- * rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 8-9% in single
- * (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-float-loads.txt run 10). Most of it is where it reads, not
- * what it executes: the same WR kernel takes 6% longer wrapping than with zero ghost widths (ncu,
- * 128^3 double): a tile at the x edge reads its 3 wrapped columns from the far end of each row, one
- * more sector and L2 request per row than the plain form's contiguous ghosts (+5% L1 sectors, +8%
- * L2 requests, though 4% fewer DRAM bytes: no ghosts read;
+ * Storing the images instead (before 2026-11-27) cost the kernel 5-9% (H100, 128^3 and 256^3:
+ * x-edge rows of 3 elements). The WR form is 1-4% slower than the plain one in double, 8-9% in
+ * single (H100, 128^3 to 512^3, 2026-11-28-h100-mhd-float-loads.txt run 10). Most of it is where it
+ * reads, not what it executes: the same WR kernel takes 6% longer wrapping than with zero ghost
+ * widths (ncu, 128^3 double): a tile at the x edge reads its 3 wrapped columns from the far end of
+ * each row, one more sector and L2 request per row than the plain form's contiguous ghosts (+5% L1
+ * sectors, +8% L2 requests, though 4% fewer DRAM bytes: no ghosts read;
  * bench/results/2026-11-27-h100-plain-copy.txt). No GPU kernel stores images (tess_region.images is
  * the CPU version's).
  *

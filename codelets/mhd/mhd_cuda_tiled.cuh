@@ -136,7 +136,8 @@ TMG_HD long long mul_wide(int a, int b) {
  * last k can fall past the rectangle (e >= FULL); it is skipped there.
  * Before (rows to warps, each lane a column, a row's offset and the WR form's row wrap formed
  * per row and plane, a branch per row in single): the copies were 343 of the float kernel's
- * 1709 instructions a cell (ncu source counters, 32 x 16 wrapping, 256^3, H100, 2026-11-28-h100-mhd-copy-plan.txt). */
+ * 1709 instructions a cell (ncu source counters, 32 x 16 wrapping, 256^3, H100,
+ * 2026-11-28-h100-mhd-copy-plan.txt). */
 template <int TX, int TY, class T> struct tile_copy {
   typedef tile_geom<TX, TY, T> G;
   static constexpr int NK = (G::FULL + G::NT - 1) / G::NT;

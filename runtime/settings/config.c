@@ -376,18 +376,25 @@ static void write_entry(const entry *e, FILE *f, int first) {
     fprintf(f, " [default]\n");
 }
 
+/* Whether e's value differs from its default: a source that sets the default's value again
+ * (`--steps 1000` where 1000 is the default) changes nothing worth naming. Values compare by
+ * their printed form, which reads back to the same value (fmt_double). */
+static int not_default(const entry *e, char *v, size_t n) {
+  format_value(&e->o, v, n);
+  return strcmp(e->from, "default") != 0 && strcmp(v, e->def) != 0;
+}
+
 void tess_config_summary(tess_config_t cfg, FILE *f) {
   if (!cfg || !f) return;
   int n = 0;
+  char v[LINE];
   for (size_t i = 0; i < cfg->n; i++)
-    n += strcmp(cfg->e[i].from, "default") != 0;
+    n += not_default(&cfg->e[i], v, sizeof v);
   fprintf(f, "%s: %d setting%s not at the default%s", cfg->prog, n, n == 1 ? "" : "s",
           n ? ":" : "");
   for (size_t i = 0, k = 0; i < cfg->n; i++) {
     const entry *e = &cfg->e[i];
-    if (!strcmp(e->from, "default")) continue;
-    char v[LINE];
-    format_value(&e->o, v, sizeof v);
+    if (!not_default(e, v, sizeof v)) continue;
     fprintf(f, "%s %s = %s [%s]", k++ ? "," : "", e->o.key, v, e->from);
   }
   fprintf(f, "\n");

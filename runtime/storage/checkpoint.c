@@ -152,7 +152,7 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
   char *tmp = NULL, why[256];
   hid_t file;
   if (!tess_h5_create(sim, path, &tmp, &file, &s)) {
-    const hid_t g = H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t g = tess_h5_group_create(file, "fields");
     if (g < 0 || write_header(sim, file, app_state, config))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
                    tess_h5_reason(why, sizeof why));

@@ -172,13 +172,24 @@ hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int nc
   const hid_t space = H5Screate_simple(ncomp == 1 ? 3 : 4, dims, NULL);
   const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t d = -1;
-  if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+  if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+      H5Pset_obj_track_times(dcpl, 0) >= 0)
     d = H5Dcreate2(loc, name, prec == TESS_FP32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
                    H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (d < 0) tess_h5_remember();
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
   return d;
+}
+
+hid_t tess_h5_group_create(hid_t loc, const char *name) {
+  const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  hid_t g = -1;
+  if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0)
+    g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+  if (g < 0) tess_h5_remember();
+  if (gcpl >= 0) H5Pclose(gcpl);
+  return g;
 }
 
 static int fail_writes_rank = -1; /* tess_io_debug_fail_writes */
@@ -310,9 +321,12 @@ tess_err tess_h5_create(tess_sim_t sim, const char *path, char **tmp, hid_t *fil
   }
   if (tess_h5_agree(sim->comm, s)) return s->err;
   tess_h5_quiet();
-  const hid_t fapl = tess_h5_fapl(sim->comm);
-  *file = fapl < 0 ? -1 : H5Fcreate(*tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  const hid_t fapl = tess_h5_fapl(sim->comm), fcpl = H5Pcreate(H5P_FILE_CREATE);
+  /* The root group without timestamps, as every object here (tess_h5_group_create). */
+  const int ok = fapl >= 0 && fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0;
+  *file = ok ? H5Fcreate(*tmp, H5F_ACC_TRUNC, fcpl, fapl) : -1;
   if (*file < 0) tess_h5_remember();
+  if (fcpl >= 0) H5Pclose(fcpl);
   if (fapl >= 0) H5Pclose(fapl);
   char why[256];
   if (*file < 0)

@@ -67,6 +67,9 @@ hid_t tess_h5_fapl(MPI_Comm comm);
  * buffers of tess_h5_pack, exactly (a single-precision simulation's values are floats). */
 hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int ncomp,
                              tess_precision prec);
+/* A group, like H5Gcreate2's, with no timestamps in its header. Objects here record no times
+ * (nor does the file's root group), so identical runs write byte-identical files. */
+hid_t tess_h5_group_create(hid_t loc, const char *name);
 /* Collective: each rank writes (or reads) its block, buf as in tess_h5_pack, in z slabs of at
  * most 1 GiB per call (MPI-IO counts are ints). Returns 0 or -1. */
 int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf, int write);

@@ -73,8 +73,8 @@ static int write_metadata(tess_sim_t sim, hid_t file, int nattr, const tess_attr
   const long long extent[6] = {0, sim->n[0] - 1, 0, sim->n[1] - 1, 0, planes(sim) - 1};
   const double origin[3] = {0, 0, 0}, direction[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   const long long step = sim->step;
-  hid_t vtk = H5Gcreate2(file, "VTKHDF", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t ours = H5Gcreate2(file, "Tessera", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t vtk = tess_h5_group_create(file, "VTKHDF");
+  hid_t ours = tess_h5_group_create(file, "Tessera");
   int bad = vtk < 0 || ours < 0;
   if (!bad)
     bad = tess_h5_attr_write(vtk, "Version", H5T_NATIVE_INT, 2, version) ||
@@ -137,7 +137,7 @@ tess_err tess_sim_snapshot(tess_sim_t sim, const char *path, int nvar, const tes
                    tess_h5_reason(why, sizeof why));
     hid_t g = -1;
     if (!tess_h5_agree(sim->comm, &s)) {
-      g = H5Gcreate2(file, "VTKHDF/PointData", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      g = tess_h5_group_create(file, "VTKHDF/PointData");
       if (g < 0)
         TESS_H5_FAIL(&s, TESS_ERR_IO, "cannot create group PointData in '%s': %s", tmp,
                      tess_h5_reason(why, sizeof why));
