@@ -1,4 +1,4 @@
-/* test_topology.c — placement of ranks on GPUs, cores and NICs (topology/, issue 5).
+/* test_topology.c — placement of ranks on GPUs, cores and NICs (topology/).
  *
  *   test_topology own DIR    hand-written nodes in DIR (tests/topology/, *.xml): exact shares
  *   test_topology real DIR   every hwloc XML export in DIR (real machines from hwloc's test

@@ -1,4 +1,4 @@
-/* topology.h — which GPU(s), cores and NIC each MPI rank of a node uses (issue 5).
+/* topology.h — which GPU(s), cores and NIC each MPI rank of a node uses.
  *
  * The node is read once with hwloc (this machine, or an XML export of another one):
  * NUMA domains and their cores, NVIDIA GPUs (PCI vendor 0x10de, class 0x0300/0x0302, found
