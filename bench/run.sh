@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh BUNDLE_DIR [APPS] [SIZES_MHD] [SIZES_CH] — the speed benchmark of Tessera,
-# in one call on the GPU host, with a bundle from scripts/gpu-bundle.sh:
+# in one run on the GPU host, with a bundle from scripts/gpu-bundle.sh:
 #
 #   1. ceilings measured in the same run (bench/copy_bw): device copy, host<->GPU, GPU<->GPU
 #   2. for every app and size, on 1, 2, 4, 8 GPUs (as many as the host has): one rank driving all

@@ -4,7 +4,7 @@
 # median ms per step over 50 steps (5 chunks of 10) after 10 warm-up steps, against the memory
 # floor (bytes each step must move at least, at the device copy bandwidth measured in the same
 # run) and, with OLD_BUILD (a CUDA build of the hand-written kernels, commit 1e0e167), against
-# the hand kernels run in the same call; with OLD_LABEL=<name> OLD_BUILD is any other build
+# the hand kernels timed in the same run; with OLD_LABEL=<name> OLD_BUILD is any other build
 # (e.g. main's) and runs beside every layer row. Writes $OUT/stencil.csv and prints it. STENCIL_APPS
 # (default "heat ch maxwell") picks apps, STENCIL_REPS (default 1) repeats every run (the
 # hand/layer pairs alternate, so drift of the machine shows in both).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-bundle.sh — builds with CUDA here and packs the runtime libraries, StarPU and the build
-# into .gpu-bundle/ (git-ignored) for the device tool: run(carry=[".gpu-bundle"], command=
-# "scripts/gpu-check.sh .gpu-bundle").
+# into .gpu-bundle/ (git-ignored), to be copied to a GPU host and run there with
+# `scripts/gpu-check.sh .gpu-bundle` or `scripts/gpu-verify.sh` (docs/gpu.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "[gpu-bundle] $*" >&2; }
@@ -12,7 +12,7 @@ scripts/build.sh build-gpu
 prefix=$(cat build-gpu/starpu-prefix)
 rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build
 # Only what runs: binaries, not object files; of the tests only the two the GPU scripts call (the
-# rest are CPU tests, 40 MB; the device call carries 64 MiB in all, the CUDA-aware MPI included).
+# rest are CPU tests, 40 MB; a copy to the GPU host is limited to 64 MiB in all, the CUDA-aware MPI included).
 (cd build-gpu && { find apps bench topology -maxdepth 2 -type f -executable -print0
                    printf '%s\0' tests/dump_compare tests/test_mhd_reference; } |
    cpio -0pdm /tmp/tess-bundle-build/build 2>/dev/null)
