@@ -41,7 +41,7 @@
  *            32 x 8 with the former row copies (c306806) at 128^3 and 256^3, 6% at 512^3; 32 x 8
  *            with copy_plan is 4-5% slower than that (its third round of copies: 20 elements),
  *            so float takes it only for regions 4 to 15 cells deep in y (H200 and H100,
- *            2026-11-28-h200-mhd-copy-plan.txt, -h100-mhd-s10.txt).
+ *            2026-11-28-h200-mhd-copy-plan.txt, 2026-11-28-h100-mhd-copy-plan.txt).
  *            H100, 256^3, the kernel alone, plain form: 7.0 ms per RK3 step in double, 3.3 in
  *            float (2026-11-28-h100-mhd-float-loads.txt, run 10). The float kernel is bound by the
  *            shared-memory pipe (282 loads and ~13 plane copies a cell, 16 warps). Two changes
