@@ -65,6 +65,7 @@ typedef struct {
   int root;   /* rank 0 */
   int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
   int agreed; /* 0: setting up; 1: every rank is set up; -(exit code): every rank knows it failed */
+  int stopped_by; /* the signal (SIGTERM, SIGINT) that stopped the run after its checkpoint */
 } tess_app;
 
 /* What an app gives the loop. Callbacks are collective (every rank calls them at the same
@@ -80,6 +81,16 @@ typedef struct {
   tess_err (*choose_dt)(void *ctx, tess_sim_t sim, double *dt);                    /* or NULL */
   tess_err (*progress)(void *ctx, tess_sim_t sim, double steps_per_s, double eta); /* or NULL */
   tess_err (*output)(void *ctx, tess_sim_t sim, long step); /* extra output at snapshots */
+  /* Restart (apps/common/restart.c, docs/reliability.md): the settings defining the physics and
+   * discretisation that a restart may change, comma-separated keys (NULL: none); a changed one
+   * recomputes dt from this run's settings: dt > 0 above is that dt, or (dt = 0, a dt chosen
+   * from the fields) choose_dt runs at the restart step. */
+  const char *restart_may_change;
+  /* The stability limit of dt for these settings (and the current fields), or NULL: none
+   * known. A restart refuses a checkpoint whose dt exceeds it (by more than the drift of a
+   * field-dependent limit), and a recomputed dt above it. */
+  tess_err (*dt_limit)(void *ctx, tess_sim_t sim, double *limit);
+  double *dt_in_use; /* or NULL: kept equal to the dt the loop steps with, for progress lines */
 } tess_app_loop;
 
 /* The common defaults: grid n, 100 steps, no progress lines, no snapshots, no checkpoints
@@ -117,8 +128,8 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
  * no MPI_ABORT. Otherwise (an error in the loop) it aborts the job. A rank still inside a
  * collective of the setup cannot meet: a failing rank waits 60 s for the others, then aborts. */
 void tess_app_fail(tess_app *app);
-/* Finalizes and frees. */
-void tess_app_end(tess_app *app);
+/* Finalizes and frees. 0, or 1 when finalizing found an output incomplete (a trace). */
+int tess_app_end(tess_app *app);
 
 /* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
  * message (tess_app_fail: a clean end when every rank knows, else the job is aborted); 2: bad
