@@ -204,7 +204,8 @@ static int run_fxt_tool(char **args) {
  * prof_file_* stay) and the run fails: no half-trace that looks complete. TESS_OK or
  * TESS_ERR_IO after a message. */
 static tess_err merge_trace(void) {
-  static const char *const outputs[] = {"paje.trace", "dag.dot", "tasks.rec"};
+  static const char *const outputs[] = {"paje.trace",    "dag.dot",  "tasks.rec",    "trace.rec",
+                                        "activity.data", "data.rec", "distrib.data", "trace.html"};
   char *args[2 * 256 + 3] = {"starpu_fxt_tool", "-c"};
   static char names[256][256];
   const int n = trace_inputs(args + 2, 2 * 256, names);
@@ -217,7 +218,7 @@ static tess_err merge_trace(void) {
              rc, trace_dir);
     why = whybuf;
   }
-  for (size_t i = 0; !why && i < sizeof outputs / sizeof *outputs; i++) {
+  for (size_t i = 0; !why && i < 3; i++) { /* the three a user opens; the rest may be empty */
     char p[sizeof trace_dir + 32];
     snprintf(p, sizeof p, "%s/%s", trace_dir, outputs[i]);
     struct stat st;

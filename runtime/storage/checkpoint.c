@@ -133,7 +133,7 @@ static void write_field(tess_sim_t sim, hid_t group, int f, const char *tmp, tes
     if (d < 0 || tess_h5_block_io(d, &b, fd->nc, buf, 1) ||
         tess_h5_attr_write(d, "checksum", H5T_NATIVE_UINT64, 1, &sum))
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing field '%s' to '%s' failed: %s", fd->name, tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     if (d >= 0) H5Dclose(d);
     tess_h5_agree(sim->comm, s);
   }
@@ -155,7 +155,7 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
     const hid_t g = H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0 || write_header(sim, file, app_state, config))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, &s); f++)
       if (!sim->field[f].temporary) write_field(sim, g, f, tmp, &s);
     if (g >= 0) H5Gclose(g);
