@@ -5,8 +5,9 @@ it changed (apps/common/restart.c, docs/reliability.md). BUILD is the build tree
   mhd      2 ranks, a step-15 checkpoint of 16^3: an unchanged restart prints the dt it steps
            with (not 0) and ends bitwise on the uninterrupted run; physics.eta = 0.5 and
            physics.nu = 0.5 recompute dt below the checkpoint's, and the clock advances by the
-           printed dt; run.dt = 1e-6 advances it by 1e-6; physics.gamma and physics.cs0 are
-           refused, both listed old -> new
+           printed dt; run.dt = 1e-6 advances it by 1e-6; run.dt = 2 is warned about and its
+           blow-up names the checkpoint; physics.gamma and physics.cs0 are refused, both listed
+           old -> new
   forged   the same checkpoint edited as a hostile file would be, each refused with the reason:
            dt x1024 and dt = 1e300 with the header checksum recomputed, format version 1 with
            step 15 -> 16, a NaN in a field with the field checksum recomputed (named by field,
@@ -168,6 +169,11 @@ def case_mhd():
     check(pd[15][1] == 1e-6 and abs(pd[20][0] - pd[15][0] - 5e-6) < 1e-15,
           f"run.dt = 1e-6: printed dt {pd[15][1]:.3e}, time advanced {pd[20][0] - pd[15][0]:.6e} "
           "over 5 steps")
+    rc, e = run("mhd", 2, *MHD, "--steps", 40, "--restart", ck, "--out", "e", "--check-every", 1,
+                "--set", "run.dt=2", ok=False)
+    check(rc != 0 and re.search(r"warning: the time step 2 set by this run's settings exceeds", e)
+          and re.search(r"non-finite value .* in a run restarted from '[^']*tess-mhd_00000015\.h5'",
+                        e), f"run.dt = 2: warned, and the blow-up names the checkpoint (exit {rc})")
     refused("mhd", 2, MHD + ["--steps", 20, "--restart", ck, "--out", "e", "--set",
                              "physics.gamma=1.4", "--set", "physics.cs0=2"],
             [r"physics\.cs0: 1 \(checkpoint\) -> 2 \(this run\)",

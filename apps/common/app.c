@@ -521,98 +521,8 @@ static int write_checkpoint(run_state *r, const char *why) {
   return ok ? 0 : -1;
 }
 
-#define DT_DRIFT 1.5 /* a checkpoint's dt may exceed the limit now by this factor (see below) */
-
-/* The restart rule (docs/reliability.md): the checkpoint, then its settings against this run's
- * (restart.c), then its dt and clock against the stability limit, then its fields finite. Every
- * refusal is agreed by every rank (the checks are collective or rank 0's answer broadcast). */
-static int restart(run_state *r) {
-  const tess_app_settings *s = &r->app->s;
-  const tess_app_loop *loop = r->loop;
-  const int root = r->app->root;
-  const char *prog = r->app->prog;
-  char path[TESS_APP_PATH + 64];
-  int ok = 1;
-  if (root) {
-    if (strcmp(s->restart, "latest"))
-      snprintf(path, sizeof path, "%s", s->restart);
-    else
-      ok = tess_checkpoint_latest(s->dir, prog, path, sizeof path) == TESS_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-  snprintf(r->from, sizeof r->from, "%s", path);
-  tess_ckpt_info info = {0};
-  if (!ok || tess_sim_checkpoint_read(r->sim, path, &info)) return -1;
-  double ckpt_dt = 0;
-  const char *dt = info.app_state ? strstr(info.app_state, "dt=") : NULL;
-  if (!dt || sscanf(dt + 3, "%la", &ckpt_dt) != 1) {
-    if (root)
-      fprintf(stderr,
-              "%s: checkpoint '%s' holds no time step (app state '%s'); was it written "
-              "by another program?\n",
-              prog, path, info.app_state ? info.app_state : "");
-    tess_ckpt_info_free(&info);
-    return -1;
-  }
-  int changed = 0;
-  ok = !tess_restart_compare(prog, path, info.config, r->config, loop->restart_may_change, root,
-                             &changed);
-  tess_ckpt_info_free(&info);
-  if (!ok) return -1;
-  const long step = tess_sim_step(r->sim);
-  const double time = tess_sim_time(r->sim);
-  if (!(ckpt_dt > 0) || !isfinite(ckpt_dt)) {
-    if (root)
-      fprintf(stderr, "%s: checkpoint '%s' holds the time step %g (allowed: a finite number > 0)\n",
-              prog, path, ckpt_dt);
-    return -1;
-  }
-  if (step > s->steps) {
-    if (root)
-      fprintf(stderr, "%s: checkpoint '%s' is at step %ld, past run.steps = %ld\n", prog, path,
-              step, s->steps);
-    return -1;
-  }
-  /* Its fields before anything is computed from them (the limit below may be). */
-  if (check_finite(r, -1)) return -1;
-  /* The dt to continue with: a dt fixed by the settings is this run's (equal to the
-   * checkpoint's unless a setting changed); a dt chosen from the fields is the checkpoint's
-   * (bitwise the uninterrupted run), or chosen anew when a setting changed. */
-  r->dt = loop->dt > 0 ? loop->dt : ckpt_dt;
-  if (changed && !(loop->dt > 0) && loop->choose_dt && loop->choose_dt(loop->ctx, r->sim, &r->dt))
-    return -1;
-  double limit = HUGE_VAL;
-  if (loop->dt_limit && loop->dt_limit(loop->ctx, r->sim, &limit)) return -1;
-  /* A limit that depends on the fields moves between the steps where dt is chosen: the
-   * checkpoint's dt, chosen up to dt_every steps before, may exceed today's limit by a little,
-   * a forged one by far. A dt fixed by the settings is the user's to choose. */
-  const double bound = DT_DRIFT * fmax(limit, loop->dt);
-  const char *why = NULL;
-  if (!changed && ckpt_dt > bound)
-    why = "the checkpoint's time step exceeds the stability limit of these settings";
-  else if (changed && r->dt > limit * (1 + 1e-12) && r->dt != loop->dt)
-    why = "the time step recomputed for the changed settings exceeds their stability limit";
-  else if ((step == 0) != (time == 0) ||
-           (!changed && loop->dt > 0 && time > (double)step * bound * (1 + 1e-12)))
-    why = "its time is not one that its steps can reach with a stable time step";
-  if (why) {
-    if (root)
-      fprintf(stderr,
-              "%s: checkpoint '%s' (step %ld, time %.17g, dt %.17g) refused: %s (limit %.9g%s)\n",
-              prog, path, step, time, ckpt_dt, why, limit,
-              changed ? "" : ", times 1.5 for the drift between choices");
-    return -1;
-  }
-  if (root) {
-    printf("restarted from %s at step %ld, time %.9g\n", path, step, time);
-    if (r->dt != ckpt_dt)
-      printf("restart: dt %.9g from this run's settings (the checkpoint's was %.9g; stability "
-             "limit %.9g); time advances by it from step %ld\n",
-             r->dt, ckpt_dt, limit, step);
-  }
-  return 0;
-}
+/* The loaded state's finite check for tess_app_restart. */
+static int check_loaded(void *r) { return check_finite(r, -1); }
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -656,7 +566,9 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   if (!app->agreed) meet(app, bad_vars ? 2 : 0);
   if (app->agreed < 0 || save_ini(app)) return 1;
   if (!(r.config = tess_config_to_string(app->cfg))) return 1;
-  if (s->restart[0] && restart(&r)) { /* refused checkpoints are agreed by every rank */
+  if (s->restart[0] &&
+      tess_app_restart(app, sim, loop, r.config, &r.dt, r.from, sizeof r.from, check_loaded,
+                       &r)) { /* refused checkpoints are agreed by every rank */
     app->agreed = -1;
     goto done;
   }
