@@ -8,8 +8,9 @@
  *                    --set, checked before MPI starts (bad input: exit 2 on every rank, no hang)
  *   tess_app_start   MPI + StarPU, the output directory checked writable before the first step,
  *                    the effective configuration printed once and saved beside the output
- *   tess_app_run     --restart (a checkpoint of any decomposition), then chunks of at most 10
- *                    steps up to run.steps; between chunks, at the steps the settings ask for:
+ *   tess_app_run     --restart (a checkpoint of any decomposition, checked: restart.h), then
+ *                    chunks of at most 10 steps up to run.steps; between chunks, at the steps
+ *                    the settings ask for:
  *                    progress lines, VTKHDF snapshots, checkpoints (kept: the newest K),
  *                    finite checks naming the step, field, component and cell, and signals
  *                    (SIGUSR1: checkpoint and go on; SIGTERM, SIGINT, SIGUSR2: checkpoint and
@@ -117,7 +118,8 @@ int tess_app_refuse(tess_app *app);
 int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);
 /* Applies runtime.mode/device/tiles/procs to a created simulation. */
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim);
-/* The time loop above. 0: done (or stopped by a signal after its checkpoint); 1: failed,
+/* The time loop above. 0: done (or stopped by a signal after its checkpoint: SIGTERM and SIGINT
+ * set app->stopped_by, and tess_app_main then returns 128 + the signal); 1: failed,
  * message printed on rank 0 (the caller then calls tess_app_fail). It starts with the end of
  * setup: every rank meets there, so a setting found bad after MPI started (a grid too small
  * for the stencil, a precision a kernel lacks, too little memory) ends every rank cleanly. */
