@@ -1,10 +1,16 @@
 /* init.c — process-wide start and stop: MPI (multi-threaded: StarPU-MPI progresses requests
  * on its own thread while the application calls collectives), then StarPU with the workers the
  * chosen device needs, then StarPU-MPI on MPI_COMM_WORLD. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <starpu_mpi.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -12,7 +18,7 @@
 #include "topology.h"
 #include "tessera.h"
 
-static int my_rank = -1, my_size = 0, started_mpi = 0, profile = 0;
+static int my_rank = -1, my_size = 0, started_mpi = 0, started_starpu = 0, profile = 0;
 static char trace_dir[1024];
 
 int tess_rank(void) { return my_rank; }
@@ -82,21 +88,45 @@ static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
   return e;
 }
 
-/* Every rank writes DIR/prof_file_<user>_<rank>; rank 0 creates DIR first. */
+/* `dir` and its missing parents, as mkdir -p does, with the C library: a name is only a name
+ * (a leading '-' or a quote reaches no shell). 0, or the errno of the first failure. */
+static int make_dirs(const char *dir) {
+  char p[sizeof trace_dir];
+  snprintf(p, sizeof p, "%s", dir);
+  for (char *c = p + 1;; c++) {
+    if (*c != '/' && *c) continue;
+    const char keep = *c;
+    *c = 0;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return errno;
+    *c = keep;
+    if (!keep) break;
+  }
+  struct stat st;
+  if (stat(p, &st) != 0) return errno;
+  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  /* access() says yes to root on a read-only mount: a probe file answers for everyone */
+  char probe[sizeof trace_dir + 32];
+  snprintf(probe, sizeof probe, "%s/.tessera-write-test", p);
+  const int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) return errno;
+  close(fd);
+  unlink(probe);
+  return 0;
+}
+
+/* Every rank writes DIR/prof_file_<user>_<rank>; rank 0 creates DIR first. Collective (one
+ * broadcast), before StarPU starts: a refusal here ends every rank alike. */
 static tess_err setup_trace(const char *dir) {
   trace_dir[0] = 0;
   if (!dir || !*dir) return TESS_OK;
-  TESS_CHECK(strlen(dir) < sizeof trace_dir - 2 && !strchr(dir, '\''), TESS_ERR_ARG,
-             "trace directory '%s' is invalid (at most %zu characters, no single quote)", dir,
+  TESS_CHECK(strlen(dir) < sizeof trace_dir - 2, TESS_ERR_ARG,
+             "trace directory '%.64s...' is too long (at most %zu characters)", dir,
              sizeof trace_dir - 2);
-  int ok = 1;
-  if (my_rank == 0) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && test -w '%s'", dir, dir);
-    ok = system(cmd) == 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  TESS_CHECK(ok, TESS_ERR_IO, "cannot create a writable trace directory '%s'", dir);
+  int err = 0;
+  if (my_rank == 0) err = make_dirs(dir);
+  MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  TESS_CHECK(!err, TESS_ERR_IO, "cannot create a writable trace directory '%s': %s", dir,
+             strerror(err));
   snprintf(trace_dir, sizeof trace_dir, "%s", dir);
   char prefix[1100];
   snprintf(prefix, sizeof prefix, "%s/", dir);
@@ -105,20 +135,119 @@ static tess_err setup_trace(const char *dir) {
   return TESS_OK;
 }
 
-/* Rank 0, after MPI_Finalize: starpu_fxt_tool writes its outputs into the current directory. */
-static void merge_trace(void) {
-  char cmd[4096];
-  snprintf(
-      cmd, sizeof cmd,
-      "cd '%s' && tool=$(command -v starpu_fxt_tool || echo '%s/starpu_fxt_tool') && "
-      "\"$tool\" -c $(for f in prof_file_*; do printf ' -i %%s' \"$f\"; done) > fxt_tool.log 2>&1",
-      trace_dir, TESS_STARPU_BINDIR);
-  if (system(cmd) == 0)
+#define TRACE_SLACK (256 * 1024) /* less free space than this after a trace: it hit a full disk */
+
+/* Bytes free for unprivileged writes on the filesystem of `dir`, or -1. */
+static long long free_bytes(const char *dir) {
+  struct statvfs v;
+  if (statvfs(dir, &v) != 0) return -1;
+  return (long long)v.f_bavail * (long long)v.f_frsize;
+}
+
+/* The per-rank FxT files of the trace directory as "-i name" arguments; their count, or -1 after
+ * a message (an empty one: the rank's trace was never written). */
+static int trace_inputs(char **args, int cap, char names[][256]) {
+  DIR *d = opendir(trace_dir);
+  if (!d) {
+    fprintf(stderr, "tessera: error: cannot read the trace directory '%s': %s\n", trace_dir,
+            strerror(errno));
+    return -1;
+  }
+  int n = 0, bad = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, "prof_file_", 10) || n * 2 + 2 >= cap) continue;
+    char p[sizeof trace_dir + 300];
+    snprintf(p, sizeof p, "%s/%s", trace_dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) != 0 || st.st_size == 0) {
+      fprintf(stderr, "tessera: error: the rank trace '%s' is empty (not written)\n", p);
+      bad = 1;
+    }
+    snprintf(names[n], 256, "%s", e->d_name);
+    args[2 * n] = "-i";
+    args[2 * n + 1] = names[n];
+    n++;
+  }
+  closedir(d);
+  if (!n && !bad) fprintf(stderr, "tessera: error: no rank trace in '%s'\n", trace_dir);
+  return bad || !n ? -1 : n;
+}
+
+/* starpu_fxt_tool -c -i prof_file_... run in the trace directory (it writes there), stdout and
+ * stderr into fxt_tool.log; its exit status, or -1. fork/exec, no shell: names stay names. */
+static int run_fxt_tool(char **args) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (chdir(trace_dir) != 0) _exit(126);
+    const int fd = open("fxt_tool.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execvp("starpu_fxt_tool", args);
+    char tool[1024];
+    snprintf(tool, sizeof tool, "%s/starpu_fxt_tool", TESS_STARPU_BINDIR);
+    execv(tool, args);
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Rank 0, after MPI_Finalize: starpu_fxt_tool merges the ranks' files. Neither FxT nor the tool
+ * reports a full disk in its exit status (FxT prints "write buffer: No space left on device" and
+ * goes on; the tool leaves cut-short files), so the outputs are checked: each present and not
+ * empty, and room left on the filesystem. A trace that fails a check is removed (its raw
+ * prof_file_* stay) and the run fails: no half-trace that looks complete. TESS_OK or
+ * TESS_ERR_IO after a message. */
+static tess_err merge_trace(void) {
+  static const char *const outputs[] = {"paje.trace",    "dag.dot",  "tasks.rec",    "trace.rec",
+                                        "activity.data", "data.rec", "distrib.data", "trace.html"};
+  char *args[2 * 256 + 3] = {"starpu_fxt_tool", "-c"};
+  static char names[256][256];
+  const int n = trace_inputs(args + 2, 2 * 256, names);
+  const char *why = NULL;
+  char whybuf[1400];
+  if (n < 0) why = "a rank's trace is missing or empty";
+  const int rc = n < 0 ? -1 : run_fxt_tool(args);
+  if (!why && rc != 0) {
+    snprintf(whybuf, sizeof whybuf, "starpu_fxt_tool exited with status %d (see %s/fxt_tool.log)",
+             rc, trace_dir);
+    why = whybuf;
+  }
+  for (size_t i = 0; !why && i < 3; i++) { /* the three a user opens; the rest may be empty */
+    char p[sizeof trace_dir + 32];
+    snprintf(p, sizeof p, "%s/%s", trace_dir, outputs[i]);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+      snprintf(whybuf, sizeof whybuf, "'%s' was not written%s%s", p, errno ? ": " : "",
+               errno ? strerror(errno) : "");
+      why = whybuf;
+    }
+  }
+  const long long left = free_bytes(trace_dir);
+  if (!why && left >= 0 && left < TRACE_SLACK) {
+    snprintf(whybuf, sizeof whybuf,
+             "%s (%lld bytes left on its filesystem: the trace files are likely cut short)",
+             strerror(ENOSPC), left);
+    why = whybuf;
+  }
+  if (!why) {
     fprintf(stderr, "tessera: trace in %s/: paje.trace (ViTE), dag.dot, tasks.rec\n", trace_dir);
-  else
-    fprintf(stderr,
-            "tessera: error: starpu_fxt_tool failed on %s/prof_file_* (see %s/fxt_tool.log)\n",
-            trace_dir, trace_dir);
+    return TESS_OK;
+  }
+  for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) {
+    char p[sizeof trace_dir + 32];
+    snprintf(p, sizeof p, "%s/%s", trace_dir, outputs[i]);
+    unlink(p);
+  }
+  fprintf(stderr,
+          "tessera: error: the trace in '%s' is incomplete: %s; its merged files were removed\n",
+          trace_dir, why);
+  return TESS_ERR_IO;
 }
 
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
@@ -186,6 +315,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)",
              r);
+  started_starpu = 1;
   /* opts->profile: StarPU's per-worker and bus summaries at finalize (where time goes). */
   if (profile) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   int devs[STARPU_NMAXWORKERS];
@@ -198,22 +328,31 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   return TESS_OK;
 }
 
+/* Only what this process started is stopped: an error before StarPU-MPI started (a refused
+ * trace directory) must not wait in starpu_mpi_shutdown, whose barrier needs a StarPU-MPI that
+ * is not there. */
 tess_err tess_finalize(void) {
-  if (profile && my_rank == 0) {
+  if (profile && my_rank == 0 && started_starpu) {
     starpu_profiling_worker_helper_display_summary();
     starpu_profiling_bus_helper_display_summary();
   }
-  tess_direct_shutdown(); /* no halo message is in flight once every sim is destroyed */
-  starpu_mpi_shutdown();  /* writes each rank's FxT file */
-  tess_task_models_free();
+  const int traced = started_starpu && trace_dir[0];
+  if (started_starpu) {
+    tess_direct_shutdown(); /* no halo message is in flight once every sim is destroyed */
+    starpu_mpi_shutdown();  /* writes each rank's FxT file */
+    tess_task_models_free();
+    started_starpu = 0;
+  }
   const int rank = my_rank;
   if (started_mpi) {
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
   }
   my_rank = -1;
-  if (trace_dir[0] && rank == 0) merge_trace();
-  return TESS_OK;
+  tess_err e = TESS_OK;
+  if (traced && rank == 0) e = merge_trace();
+  trace_dir[0] = 0;
+  return e;
 }
 
 void tess_abort(int code) {

@@ -82,6 +82,14 @@ static int check_settings(tess_app *app, void *ctx) {
     active[i] = o->n[i] > 1;
   o->u_ref = fabs(o->u0) + (o->mode_ic ? o->eps : o->noise);
   if (o->b > 0 && o->u > 0 && sqrt(o->b / o->u) > o->u_ref) o->u_ref = sqrt(o->b / o->u);
+  /* the free energy density at the largest |u| (what progress lines print as F): a value
+   * whose u^4 overflows would run to the end printing F = inf */
+  const double ur = o->u_ref, fmax = fabs(o->b) * ur * ur / 2 + fabs(o->u) * ur * ur * ur * ur / 4 +
+                                     o->k * 4 * ur * ur / (o->h * o->h);
+  if (!isfinite(fmax))
+    return refuse(app, o->mode_ic ? "init.eps" : "init.noise", o->mode_ic ? o->eps : o->noise,
+                  "is too large: the free energy density B u^2/2 + U u^4/4 + K |grad u|^2/2 "
+                  "at |u0| + amplitude overflows (allowed: amplitudes for which it is finite)");
   o->limit = tess_ch_dt_limit(o->m, o->b, o->u, o->k, o->u_ref, hs, active);
   o->step_dt = o->dt > 0 ? o->dt : o->cfl * o->limit;
   if (o->dt > o->limit) {
@@ -220,6 +228,13 @@ static tess_err gather(ch_run *c, tess_sim_t sim) {
   return e;
 }
 
+/* The linear stability limit of these settings (check_settings). */
+static tess_err dt_limit(void *ctx, tess_sim_t sim, double *limit) {
+  (void)sim;
+  *limit = ((const ch_run *)ctx)->o->limit;
+  return TESS_OK;
+}
+
 /* The kernels hold run.dt; a checkpoint of a run with another one restarts with this one. */
 static tess_err choose_dt(void *ctx, tess_sim_t sim, double *dt) {
   ch_run *c = ctx;
@@ -312,7 +327,12 @@ static int run(tess_app *app, void *ctx) {
                               .ctx = &c,
                               .choose_dt = choose_dt,
                               .progress = progress,
-                              .output = output};
+                              .output = output,
+                              /* dt follows these from the settings; B, U, the scheme and the
+                               * grid define another problem */
+                              .restart_may_change = "run.dt,run.cfl,run.variant,physics.m,"
+                                                    "physics.k",
+                              .dt_limit = dt_limit};
   CALL(tess_app_run(app, sim, &loop));
   err = 0;
 done:

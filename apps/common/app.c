@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "image.h"
+#include "restart.h"
 
 #define CHUNK 10 /* steps per tess_sim_run: bounds the reaction time to signals */
 
@@ -170,6 +171,12 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
     tess_config_destroy(&app->cfg);
     return 1;
   }
+  if (!s->dir[0]) {
+    if (!quiet)
+      fprintf(stderr, "%s: output.dir is empty (from %s); allowed: a directory name\n", prog,
+              tess_config_source(app->cfg, "output.dir"));
+    return tess_app_refuse(app);
+  }
   /* names were checked against the choices already; these cannot fail */
   tess_mode_parse(s->mode, &app->mode);
   tess_device_parse(s->device, &app->device);
@@ -251,8 +258,10 @@ int tess_app_main(const char *prog, const tess_app_settings *defaults, const tes
   if (tess_app_start(&app, &argc, &argv, writes && *writes)) tess_app_fail(&app);
   const int err = body(&app, ctx);
   if (err == 1) tess_app_fail(&app);
-  tess_app_end(&app);
-  return err;
+  if (tess_app_end(&app)) return 1;
+  /* a run stopped by SIGTERM or SIGINT did not do what it was asked: its checkpoint is written,
+   * and the status says it was interrupted (128 + signal, as a shell reports it) */
+  return app.stopped_by ? 128 + app.stopped_by : err;
 }
 
 tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim) {
@@ -275,9 +284,10 @@ int tess_app_png(const tess_app *app, const double *all, const char *name, doubl
   return ok ? 0 : -1;
 }
 
-void tess_app_end(tess_app *app) {
-  tess_finalize();
+int tess_app_end(tess_app *app) {
+  const tess_err e = tess_finalize();
   tess_config_destroy(&app->cfg);
+  return e ? 1 : 0;
 }
 
 #define MEET_S 60 /* how long a failed rank waits for the others to finish their setup */
@@ -306,7 +316,13 @@ static void meet(tess_app *app, int code) {
   app->agreed = worst ? -worst : 1;
 }
 
+/* The rule for every fatal error once MPI runs: a clean end (StarPU and MPI down, whose
+ * shutdown has barriers) only when every rank reached the same decision through a collective
+ * (agreed < 0); any other failure ends the job with MPI_Abort, which needs no other rank. */
 void tess_app_fail(tess_app *app) {
+  int mpi = 0;
+  MPI_Initialized(&mpi);
+  if (!mpi) exit(tess_last_error() == TESS_ERR_ARG ? 2 : 1); /* tess_init failed before MPI */
   if (!app->agreed) meet(app, tess_last_error() == TESS_ERR_ARG ? 2 : 1);
   if (app->agreed < 0) {
     const int code = -app->agreed;
@@ -340,7 +356,8 @@ typedef struct {
   const tess_app_loop *loop;
   int sel[64], nsel; /* selected snapshot variables */
   double dt;
-  char *config; /* the effective configuration, for snapshots and checkpoints */
+  char *config;                  /* the effective configuration, for snapshots and checkpoints */
+  char from[TESS_APP_PATH + 64]; /* the checkpoint restarted from, or "" */
 } run_state;
 
 /* output.snapshot_vars -> indices into names[0..n) (sel[], *nsel); 0, or -1 after a message
@@ -355,11 +372,33 @@ static int select_names(const char *prog, const char *list, int n, const char *c
   }
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
-       tok = strtok_r(NULL, ", ", &save)) {
-    int found = -1;
+  /* split at commas by hand: strtok would pass over an empty name ("lnrho,") in silence */
+  for (char *tok = buf, *next; tok; tok = next) {
+    if ((next = strchr(tok, ','))) *next++ = 0;
+    while (*tok == ' ')
+      tok++;
+    for (char *e = tok + strlen(tok); e > tok && e[-1] == ' ';)
+      *--e = 0;
+    if (!*tok && (next || *nsel)) {
+      if (print)
+        fprintf(stderr,
+                "%s: output.snapshot_vars '%s' has an empty name (allowed: all, or names "
+                "separated by single commas)\n",
+                prog, list);
+      return -1;
+    }
+    if (!*tok) break;
+    int found = -1, twice = 0;
     for (int i = 0; i < n; i++)
       if (!strcmp(names[i], tok)) found = i;
+    for (int k = 0; k < *nsel; k++)
+      twice |= sel[k] == found;
+    if (found >= 0 && twice) {
+      if (print)
+        fprintf(stderr, "%s: output.snapshot_vars '%s' names '%s' twice (allowed: each once)\n",
+                prog, list, tok);
+      return -1;
+    }
     if (found < 0 || *nsel == 64) {
       if (print) {
         fprintf(stderr, "%s: output.snapshot_vars: unknown variable '%s' (allowed: all", prog, tok);
@@ -408,7 +447,8 @@ static int select_vars(run_state *r) {
 }
 
 /* 0 when every value of the app's variables is finite (scratch fields are not checked); else
- * -1 after naming the first bad value. */
+ * -1 after naming the first bad value. last_ok < 0: the state was just read from the
+ * checkpoint r->from. */
 static int check_finite(run_state *r, long last_ok) {
   int fields[64], n = 0;
   for (int i = 0; i < r->loop->nvars && n < 64; i++) {
@@ -428,11 +468,19 @@ static int check_finite(run_state *r, long last_ok) {
       snprintf(what, sizeof what, "field '%s' (%s)", field, name);
     else
       snprintf(what, sizeof what, "field '%s'", field);
-    fprintf(stderr,
-            "%s: non-finite value (%g) at step %ld (time %.9g; last check passed at step %ld): "
-            "%s, global cell (%ld, %ld, %ld)\n",
-            r->app->prog, nf.value, tess_sim_step(r->sim), tess_sim_time(r->sim), last_ok, what,
-            nf.cell[0], nf.cell[1], nf.cell[2]);
+    if (last_ok < 0)
+      fprintf(stderr,
+              "%s: checkpoint '%s' holds a non-finite value (%g) at step %ld: %s, global cell "
+              "(%ld, %ld, %ld); refused\n",
+              r->app->prog, r->from, nf.value, tess_sim_step(r->sim), what, nf.cell[0], nf.cell[1],
+              nf.cell[2]);
+    else
+      fprintf(stderr,
+              "%s: non-finite value (%g) at step %ld (time %.9g; last check passed at step %ld%s%s"
+              "%s): %s, global cell (%ld, %ld, %ld)\n",
+              r->app->prog, nf.value, tess_sim_step(r->sim), tess_sim_time(r->sim), last_ok,
+              r->from[0] ? ", in a run restarted from '" : "", r->from, r->from[0] ? "'" : "", what,
+              nf.cell[0], nf.cell[1], nf.cell[2]);
   }
   r->app->agreed = -1; /* every rank found it (collective): a clean end */
   return -1;
@@ -473,48 +521,8 @@ static int write_checkpoint(run_state *r, const char *why) {
   return ok ? 0 : -1;
 }
 
-static int restart(run_state *r) {
-  const tess_app_settings *s = &r->app->s;
-  char path[TESS_APP_PATH + 64];
-  int ok = 1;
-  if (r->app->root) {
-    if (strcmp(s->restart, "latest"))
-      snprintf(path, sizeof path, "%s", s->restart);
-    else
-      ok = tess_checkpoint_latest(s->dir, r->app->prog, path, sizeof path) == TESS_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-  tess_ckpt_info info = {0};
-  if (!ok || tess_sim_checkpoint_read(r->sim, path, &info)) return -1;
-  const char *dt = info.app_state ? strstr(info.app_state, "dt=") : NULL;
-  if (!dt || sscanf(dt + 3, "%la", &r->dt) != 1) {
-    if (r->app->root)
-      fprintf(stderr,
-              "%s: checkpoint '%s' holds no time step (app state '%s'); was it written "
-              "by another program?\n",
-              r->app->prog, path, info.app_state ? info.app_state : "");
-    tess_ckpt_info_free(&info);
-    return -1;
-  }
-  tess_ckpt_info_free(&info);
-  if (!(r->dt > 0) || !isfinite(r->dt)) {
-    if (r->app->root)
-      fprintf(stderr, "%s: checkpoint '%s' holds the time step %g (allowed: a finite number > 0)\n",
-              r->app->prog, path, r->dt);
-    return -1;
-  }
-  if (tess_sim_step(r->sim) > s->steps) {
-    if (r->app->root)
-      fprintf(stderr, "%s: checkpoint '%s' is at step %ld, past run.steps = %ld\n", r->app->prog,
-              path, tess_sim_step(r->sim), s->steps);
-    return -1;
-  }
-  if (r->app->root)
-    printf("restarted from %s at step %ld, time %.9g\n", path, tess_sim_step(r->sim),
-           tess_sim_time(r->sim));
-  return 0;
-}
+/* The loaded state's finite check for tess_app_restart. */
+static int check_loaded(void *r) { return check_finite(r, -1); }
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -558,7 +566,9 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   if (!app->agreed) meet(app, bad_vars ? 2 : 0);
   if (app->agreed < 0 || save_ini(app)) return 1;
   if (!(r.config = tess_config_to_string(app->cfg))) return 1;
-  if (s->restart[0] && restart(&r)) { /* refused checkpoints are agreed by every rank */
+  if (s->restart[0] &&
+      tess_app_restart(app, sim, loop, r.config, &r.dt, r.from, sizeof r.from, check_loaded,
+                       &r)) { /* refused checkpoints are agreed by every rank */
     app->agreed = -1;
     goto done;
   }
@@ -593,6 +603,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
       app->agreed = -1;
       goto done;
     }
+    if (loop->dt_in_use) *loop->dt_in_use = r.dt;
     if (line && loop->progress) {
       const double rate = wall > 0 ? (double)timed_steps / wall : 0;
       if (loop->progress(loop->ctx, sim, rate, rate > 0 ? (double)(s->steps - step) / rate : 0))
@@ -635,6 +646,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
         if (app->root)
           printf("stopped by %s at step %ld; continue with --restart latest\n", name,
                  tess_sim_step(sim));
+        if (sig != SIGUSR2) app->stopped_by = sig; /* SIGUSR2: a planned stop, status 0 */
         err = 0;
         goto done;
       }

@@ -8,8 +8,9 @@
  *                    --set, checked before MPI starts (bad input: exit 2 on every rank, no hang)
  *   tess_app_start   MPI + StarPU, the output directory checked writable before the first step,
  *                    the effective configuration printed once and saved beside the output
- *   tess_app_run     --restart (a checkpoint of any decomposition), then chunks of at most 10
- *                    steps up to run.steps; between chunks, at the steps the settings ask for:
+ *   tess_app_run     --restart (a checkpoint of any decomposition, checked: restart.h), then
+ *                    chunks of at most 10 steps up to run.steps; between chunks, at the steps
+ *                    the settings ask for:
  *                    progress lines, VTKHDF snapshots, checkpoints (kept: the newest K),
  *                    finite checks naming the step, field, component and cell, and signals
  *                    (SIGUSR1: checkpoint and go on; SIGTERM, SIGINT, SIGUSR2: checkpoint and
@@ -65,6 +66,7 @@ typedef struct {
   int root;   /* rank 0 */
   int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
   int agreed; /* 0: setting up; 1: every rank is set up; -(exit code): every rank knows it failed */
+  int stopped_by; /* the signal (SIGTERM, SIGINT) that stopped the run after its checkpoint */
 } tess_app;
 
 /* What an app gives the loop. Callbacks are collective (every rank calls them at the same
@@ -80,6 +82,16 @@ typedef struct {
   tess_err (*choose_dt)(void *ctx, tess_sim_t sim, double *dt);                    /* or NULL */
   tess_err (*progress)(void *ctx, tess_sim_t sim, double steps_per_s, double eta); /* or NULL */
   tess_err (*output)(void *ctx, tess_sim_t sim, long step); /* extra output at snapshots */
+  /* Restart (apps/common/restart.c, docs/reliability.md): the settings defining the physics and
+   * discretisation that a restart may change, comma-separated keys (NULL: none); a changed one
+   * recomputes dt from this run's settings: dt > 0 above is that dt, or (dt = 0, a dt chosen
+   * from the fields) choose_dt runs at the restart step. */
+  const char *restart_may_change;
+  /* The stability limit of dt for these settings (and the current fields), or NULL: none
+   * known. A restart refuses a checkpoint whose dt exceeds it (by more than the drift of a
+   * field-dependent limit), and a recomputed dt above it. */
+  tess_err (*dt_limit)(void *ctx, tess_sim_t sim, double *limit);
+  double *dt_in_use; /* or NULL: kept equal to the dt the loop steps with, for progress lines */
 } tess_app_loop;
 
 /* The common defaults: grid n, 100 steps, no progress lines, no snapshots, no checkpoints
@@ -106,7 +118,8 @@ int tess_app_refuse(tess_app *app);
 int tess_app_start(tess_app *app, int *argc, char ***argv, int writes);
 /* Applies runtime.mode/device/tiles/procs to a created simulation. */
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim);
-/* The time loop above. 0: done (or stopped by a signal after its checkpoint); 1: failed,
+/* The time loop above. 0: done (or stopped by a signal after its checkpoint: SIGTERM and SIGINT
+ * set app->stopped_by, and tess_app_main then returns 128 + the signal); 1: failed,
  * message printed on rank 0 (the caller then calls tess_app_fail). It starts with the end of
  * setup: every rank meets there, so a setting found bad after MPI started (a grid too small
  * for the stencil, a precision a kernel lacks, too little memory) ends every rank cleanly. */
@@ -117,8 +130,8 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop);
  * no MPI_ABORT. Otherwise (an error in the loop) it aborts the job. A rank still inside a
  * collective of the setup cannot meet: a failing rank waits 60 s for the others, then aborts. */
 void tess_app_fail(tess_app *app);
-/* Finalizes and frees. */
-void tess_app_end(tess_app *app);
+/* Finalizes and frees. 0, or 1 when finalizing found an output incomplete (a trace). */
+int tess_app_end(tess_app *app);
 
 /* An app's body: builds and runs its simulation on a started app. 0: done; 1: failed after a
  * message (tess_app_fail: a clean end when every rank knows, else the job is aborted); 2: bad

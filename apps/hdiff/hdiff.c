@@ -222,7 +222,11 @@ static int run(tess_app *app, void *ctx) {
                               .attrs = attrs,
                               .dt = 1,
                               .ctx = &h,
-                              .progress = progress};
+                              .progress = progress,
+                              /* the initial state and how the temporaries' halos are made: the
+                               * same evolution */
+                              .restart_may_change = "physics.init,physics.amp,physics.wave,"
+                                                    "physics.seed,run.strategy,run.machine"};
   CALL(tess_app_run(app, sim, &loop));
   if (o->png && png(&h, sim, "in_after")) goto done;
   if (o->check && check(&h, sim)) goto done;

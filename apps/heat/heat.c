@@ -116,7 +116,15 @@ static int derive(const tess_app *app, const heat_opts *o, heat_derived *d, int 
 
 typedef struct {
   int u, root;
+  double dt_max;
 } heat_run;
+
+/* Forward Euler's limit on this grid (derive). */
+static tess_err dt_limit(void *ctx, tess_sim_t sim, double *limit) {
+  (void)sim;
+  *limit = ((const heat_run *)ctx)->dt_max;
+  return TESS_OK;
+}
 
 static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   const heat_run *h = ctx;
@@ -195,7 +203,7 @@ static int run(tess_app *app, void *ctx) {
   if (derive(app, o, &d, app->root)) return 2; /* checked before MPI already */
   const tess_heat_params prm = {o->kappa};
   const tess_kernel *k = o->order == 2 ? &tess_heat2_kernel : &tess_heat6_kernel;
-  heat_run h = {.root = app->root};
+  heat_run h = {.root = app->root, .dt_max = d.dt_max};
   tess_sim_t sim = NULL;
   int un, err = 1;
 #define CALL(x)                                                                                    \
@@ -233,7 +241,9 @@ static int run(tess_app *app, void *ctx) {
                               .attrs = attrs,
                               .dt = d.dt,
                               .ctx = &h,
-                              .progress = progress};
+                              .progress = progress,
+                              .restart_may_change = "run.dt,run.cfl",
+                              .dt_limit = dt_limit};
   CALL(tess_app_run(app, sim, &loop));
   if (o->task_log[0] && write_task_log(sim, o->task_log)) goto done;
   if (o->check && check(o, &d, sim, h.u, h.root)) goto done;

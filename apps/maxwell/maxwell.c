@@ -7,6 +7,7 @@
  *   tess-maxwell --grid 64,64,1 --wave 1,1,0 --steps 200 --every 20 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "app.h"
 #include "maxwell.h"
@@ -64,7 +65,6 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
 
 /* The settings checks before MPI starts (also of a dry run): 0, or 1 after a message. */
 static int check(tess_app *app, void *ctx) {
-  (void)app;
   const mw *m = ctx;
   if (m->init[0] == 'w' && (m->wave[2] || (!m->wave[0] && !m->wave[1]))) {
     if (tess_app_prints())
@@ -74,7 +74,30 @@ static int check(tess_app *app, void *ctx) {
               m->wave[0], m->wave[1], m->wave[2]);
     return 1;
   }
+  /* A grid resolves |k| < n/2 periods per box; at or above that the wave is aliased to
+   * another one (on an axis of extent 1: to none), and the run would follow that one. */
+  for (int a = 0; m->init[0] == 'w' && a < 2; a++)
+    if (m->wave[a] && 2 * abs(m->wave[a]) >= app->s.n[a]) {
+      if (tess_app_prints())
+        fprintf(stderr,
+                "tess-maxwell: init.wave = %d,%d,%d: %d periods along %c do not fit %d cells "
+                "(allowed: |k%c| < n%c/2 = %g, and 0 along an axis of extent 1)\n",
+                m->wave[0], m->wave[1], m->wave[2], m->wave[a], "xy"[a], app -> s.n[a], "xy"[a],
+                "xy"[a], app -> s.n[a] / 2.0);
+      return 1;
+    }
   return 0;
+}
+
+/* RK3's limit on the CFL number (run.cfl's range): dt <= 0.6 h_min sqrt(eps mu). */
+static tess_err dt_limit(void *ctx, tess_sim_t sim, double *limit) {
+  (void)sim;
+  const mw *m = ctx;
+  double hmin = 1;
+  for (int a = 0; a < 3; a++)
+    if (m->n[a] > 1 && 1.0 / m->n[a] < hmin) hmin = 1.0 / m->n[a];
+  *limit = 0.6 * hmin * sqrt(m->eps * m->mu);
+  return TESS_OK;
 }
 
 static int run(tess_app *app, void *ctx) {
@@ -97,7 +120,17 @@ static int run(tess_app *app, void *ctx) {
   if (tess_sim_setup(sim) || (!app->s.restart[0] && tess_sim_fill(sim, m->u, init, m))) return 1;
   const tess_snap_var vars[] = {{m->u, 0, 3, "E"}, {m->u, 3, 3, "H"}};
   const tess_attr attrs[] = {{"eps", m->eps}, {"mu", m->mu}, {"cfl", m->cfl}};
-  const tess_app_loop loop = {2, vars, 3, attrs, .dt = dt, .ctx = m, .progress = progress};
+  /* run.cfl may change on restart: the kernels and the clock both take the new dt. eps and mu
+   * define another medium: refused. */
+  const tess_app_loop loop = {2,
+                              vars,
+                              3,
+                              attrs,
+                              .dt = dt,
+                              .ctx = m,
+                              .progress = progress,
+                              .restart_may_change = "run.cfl",
+                              .dt_limit = dt_limit};
   if (tess_app_run(app, sim, &loop)) return 1;
   tess_sim_destroy(&sim);
   return 0;

@@ -132,18 +132,29 @@ static tess_err gather(mhd_run *m, tess_sim_t sim) {
   return TESS_OK;
 }
 
-static tess_err choose_dt(void *ctx, tess_sim_t sim, double *dt) {
+/* The CFL limit of the current fields with run.cdt and run.cdtv (collective). */
+static tess_err dt_limit(void *ctx, tess_sim_t sim, double *limit) {
   mhd_run *m = ctx;
-  if (m->o->dt > 0) return TESS_OK; /* fixed */
   const tess_err e = gather(m, sim);
   if (e) return e;
   if (m->root) {
     double min_rho;
     const double speed = tess_mhd_max_signal_speed(m->o->n, m->o->h, &m->o->p,
                                                    (const double *const *)m->f, &min_rho);
-    *dt = tess_mhd_dt_limit(&m->o->p, m->o->n, m->o->h, speed, min_rho, m->o->cdt, m->o->cdtv);
+    *limit = tess_mhd_dt_limit(&m->o->p, m->o->n, m->o->h, speed, min_rho, m->o->cdt, m->o->cdtv);
   }
-  MPI_Bcast(dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(limit, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return TESS_OK;
+}
+
+static tess_err choose_dt(void *ctx, tess_sim_t sim, double *dt) {
+  mhd_run *m = ctx;
+  if (m->o->dt > 0) {
+    *dt = m->o->dt; /* fixed */
+  } else {
+    const tess_err e = dt_limit(ctx, sim, dt);
+    if (e) return e;
+  }
   m->dt = *dt;
   return TESS_OK;
 }
@@ -218,7 +229,13 @@ static int run(tess_app *app, void *ctx) {
                               .dt_every = o->cfl_every,
                               .ctx = &m,
                               .choose_dt = choose_dt,
-                              .progress = progress};
+                              .progress = progress,
+                              /* the time step follows these; the rest defines another problem */
+                              .restart_may_change = "run.dt,run.cdt,run.cdtv,run.cfl_every,"
+                                                    "physics.nu,physics.zeta,physics.eta,"
+                                                    "physics.conductivity",
+                              .dt_limit = dt_limit,
+                              .dt_in_use = &m.dt};
   CALL(tess_app_run(app, sim, &loop));
   err = 0;
 done:

@@ -104,8 +104,11 @@ typedef struct {
 
 /* Collective over MPI_COMM_WORLD: MPI (threaded), StarPU and StarPU-MPI. */
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts);
-/* Collective: shuts StarPU-MPI, StarPU and MPI down; with tracing on, rank 0 then merges the
- * per-rank FxT files with starpu_fxt_tool into the trace directory. */
+/* Collective: shuts StarPU-MPI, StarPU and MPI down (only what tess_init started: safe after a
+ * tess_init that failed on every rank alike); with tracing on, rank 0 then merges the per-rank
+ * FxT files with starpu_fxt_tool into the trace directory and checks the result: TESS_ERR_IO
+ * on rank 0 after a message when the trace is incomplete (a full disk), its merged files
+ * removed. */
 tess_err tess_finalize(void);
 /* Ends every rank of the job at once with `code` (use after an error on one rank). */
 void tess_abort(int code);

@@ -28,7 +28,7 @@
  * same mix over the version, grid, spacing, step, time and both strings (header_hash). An edited
  * step (which would restart "at step 5" from the state of step 4) is refused, as are a negative
  * step and a time that is not a finite number >= 0. Version 1 files (before the header
- * checksum) are still read, with the range checks only.
+ * checksum) are refused: their header cannot be checked, and an edited step would pass.
  *
  * Reading: rank 0 first opens the file alone and checks its structure against the simulation
  * (format, grid, spacing, fields); only when all is well do the ranks open it together, so no
@@ -49,7 +49,7 @@
 #include "tessera_io.h"
 
 #define TESS_CKPT_VERSION 2
-#define TESS_CKPT_OLDEST  1 /* without header_checksum */
+#define TESS_CKPT_OLDEST  2 /* version 1 had no header_checksum: not trusted */
 
 static inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -133,7 +133,7 @@ static void write_field(tess_sim_t sim, hid_t group, int f, const char *tmp, tes
     if (d < 0 || tess_h5_block_io(d, &b, fd->nc, buf, 1) ||
         tess_h5_attr_write(d, "checksum", H5T_NATIVE_UINT64, 1, &sum))
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing field '%s' to '%s' failed: %s", fd->name, tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     if (d >= 0) H5Dclose(d);
     tess_h5_agree(sim->comm, s);
   }
@@ -155,7 +155,7 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
     const hid_t g = tess_h5_group_create(file, "fields");
     if (g < 0 || write_header(sim, file, app_state, config))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, &s); f++)
       if (!sim->field[f].temporary) write_field(sim, g, f, tmp, &s);
     if (g >= 0) H5Gclose(g);
@@ -267,6 +267,10 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     REFUSE("'%s' is not a Tessera checkpoint (no attribute 'tessera_checkpoint')", path);
   if (tessera < 0 || tess_h5_attr_read(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version))
     REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
+  if (version >= 1 && version < TESS_CKPT_OLDEST)
+    REFUSE("checkpoint '%s' has format version %d, which has no header checksum: its step, time "
+           "and settings cannot be checked, so it is not read (this build reads versions %d to %d)",
+           path, version, TESS_CKPT_OLDEST, TESS_CKPT_VERSION);
   if (version < TESS_CKPT_OLDEST || version > TESS_CKPT_VERSION)
     REFUSE("checkpoint '%s' has format version %d, this build reads versions %d to %d", path,
            version, TESS_CKPT_OLDEST, TESS_CKPT_VERSION);
@@ -279,8 +283,7 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
   uint64_t sum;
-  if (version >= 2 &&
-      (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
+  if ((tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
        sum != header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config)))
     REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
            "%lld, time %.17g)",

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -129,15 +130,48 @@ void tess_h5_quiet(void) {
   last_reason[0] = 0;
 }
 
+/* The MPI-IO driver's stack says only "file write failed": the cause is in errno, which the
+ * callers clear before the call that may fail. Only causes a user can act on are added, so that
+ * a stale errno of some earlier, harmless call is not shown as the reason. */
 void tess_h5_remember(void) {
+  const int err = errno;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, NULL);
   H5Eclear2(H5E_DEFAULT);
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO) {
+    const char *cause = strerror(err);
+    const size_t n = strlen(last_reason);
+    if (!strstr(last_reason, cause) && n + 3 < sizeof last_reason)
+      snprintf(last_reason + n, sizeof last_reason - n, "%s%s", n ? ": " : "", cause);
+  }
 }
 
 const char *tess_h5_reason(char *buf, size_t len) {
   tess_h5_remember();
   snprintf(buf, len, "%s", *last_reason ? last_reason : "unknown HDF5 error");
   last_reason[0] = 0;
+  return buf;
+}
+
+#define TESS_H5_FULL (1024 * 1024) /* less free than this after a failed write: a full disk */
+
+const char *tess_h5_write_reason(const char *path, char *buf, size_t len) {
+  tess_h5_reason(buf, len);
+  const char *cause = strerror(ENOSPC);
+  if (!path || strstr(buf, cause)) return buf;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *(slash == dir ? slash + 1 : slash) = 0;
+  else
+    snprintf(dir, sizeof dir, ".");
+  struct statvfs v;
+  if (statvfs(dir, &v) != 0) return buf;
+  const unsigned long long left = (unsigned long long)v.f_bavail * v.f_frsize;
+  const size_t n = strlen(buf);
+  if (left < TESS_H5_FULL && n + 2 < len)
+    snprintf(buf + n, len - n, ": %s (%llu bytes left on the filesystem of '%s')", cause, left,
+             dir);
   return buf;
 }
 
@@ -211,6 +245,7 @@ int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf,
     const hid_t mspace = H5Screate_simple(rank, count, NULL);
     ok = mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
     double *at = buf + (size_t)z * plane;
+    errno = 0; /* tess_h5_remember reads the cause of a failed write from it */
     if (ok)
       ok = (write ? H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, at)
                   : H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, at)) >= 0;
@@ -382,12 +417,15 @@ tess_err tess_h5_finish(tess_sim_t sim, const char *path, char *tmp, hid_t file,
   const int parallel = file >= 0 && sim->nranks > 1;
   if (parallel && s->err == TESS_ERR_IO) abandon(sim, tmp, s, sim->rank == 0); /* agreed */
   /* MPI_File_sync on every rank: the data other nodes wrote is on disk, not only in caches */
+  errno = 0; /* as in tess_h5_block_io */
   if (!s->err && file >= 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
-    TESS_H5_FAIL(s, TESS_ERR_IO, "flushing '%s' failed: %s", tmp, tess_h5_reason(why, sizeof why));
+    TESS_H5_FAIL(s, TESS_ERR_IO, "flushing '%s' failed: %s", tmp,
+                 tess_h5_write_reason(tmp, why, sizeof why));
     if (parallel) abandon(sim, tmp, s, 1); /* the others may wait inside the flush */
   }
   if (file >= 0 && H5Fclose(file) < 0) {
-    TESS_H5_FAIL(s, TESS_ERR_IO, "closing '%s' failed: %s", tmp, tess_h5_reason(why, sizeof why));
+    TESS_H5_FAIL(s, TESS_ERR_IO, "closing '%s' failed: %s", tmp,
+                 tess_h5_write_reason(tmp, why, sizeof why));
     if (parallel) abandon(sim, tmp, s, 1);
   }
   tess_h5_agree(sim->comm, s);

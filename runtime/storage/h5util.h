@@ -58,6 +58,9 @@ void tess_h5_quiet(void);
 void tess_h5_remember(void);
 /* The message kept (or on the stack now), forgotten once returned. */
 const char *tess_h5_reason(char *buf, size_t len);
+/* tess_h5_reason for a failed write of `path`, naming a full disk ("No space left on device",
+ * with the bytes left on the filesystem of path's directory) where HDF5's stack does not. */
+const char *tess_h5_write_reason(const char *path, char *buf, size_t len);
 /* File access: MPI-IO on comm, or the serial POSIX driver for MPI_COMM_NULL; in both the HDF5
  * 1.10 file format, whose superblock, object headers and indexes carry checksums. */
 hid_t tess_h5_fapl(MPI_Comm comm);

@@ -117,7 +117,7 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
     }
     if (bad)
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing variable '%s' to '%s' failed: %s", v->name, tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     if (d >= 0) H5Dclose(d);
     tess_h5_agree(sim->comm, s);
   }
@@ -134,7 +134,7 @@ tess_err tess_sim_snapshot(tess_sim_t sim, const char *path, int nvar, const tes
   if (!tess_h5_create(sim, path, &tmp, &file, &s)) {
     if (write_metadata(sim, file, nattr, attrs, text))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the attributes of '%s' failed: %s", tmp,
-                   tess_h5_reason(why, sizeof why));
+                   tess_h5_write_reason(tmp, why, sizeof why));
     hid_t g = -1;
     if (!tess_h5_agree(sim->comm, &s)) {
       g = tess_h5_group_create(file, "VTKHDF/PointData");
