@@ -23,7 +23,9 @@ install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat/heat.h
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/common/region.h ${PROJECT_SOURCE_DIR}/codelets/common/zchunk.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
-              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_staged.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_window.cuh
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/passes.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/stencil)
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${_pkgdir})
