@@ -6,7 +6,8 @@
 #       stencil layer's bitwise contract needs: C at -O3 with -ffp-contract=off (GCC unswitches
 #       and vectorises the generic row sweeps; no fused multiply-add), CUDA with -fmad=false (no
 #       fused multiply-add either, so CPU == GPU bit for bit) and C++17. The CUDA sources are
-#       built only when Tessera was (TESSERA_HAVE_CUDA); otherwise they are ignored.
+#       built only when Tessera was (TESSERA_HAVE_CUDA); otherwise they are ignored. The files'
+#       folders join <target>'s include path (the cell source a kernel names is found there).
 #
 #   tessera_add_app(<name> SOURCES <app.c>... [KERNEL_CPU <file.c>...] [KERNEL_CUDA <file.cu>...])
 #       an executable linking the runtime and the apps' common start-up and loop (app.h), with
@@ -22,6 +23,11 @@ function(tessera_add_kernel target)
     message(FATAL_ERROR "tessera_add_kernel(${target}): unknown arguments '${K_UNPARSED_ARGUMENTS}' "
                         "(allowed: CPU <files>, CUDA <files>)")
   endif()
+  foreach(f IN LISTS K_CPU K_CUDA) # the cell source beside them (TESS_STENCIL_SOURCE "x_cell.h")
+    get_filename_component(d "${f}" ABSOLUTE)
+    get_filename_component(d "${d}" DIRECTORY)
+    target_include_directories(${target} PRIVATE "${d}")
+  endforeach()
   foreach(f IN LISTS K_CPU)
     get_filename_component(f "${f}" ABSOLUTE)
     target_sources(${target} PRIVATE "${f}")
