@@ -4,7 +4,10 @@
 #   tessera_add_kernel(<target> [CPU <file.c>...] [CUDA <file.cu>...])
 #       adds a kernel's sources to <target> (a library or an executable) with the flags the
 #       stencil layer's bitwise contract needs: C at -O3 with -ffp-contract=off (GCC unswitches
-#       and vectorises the generic row sweeps; no fused multiply-add), CUDA with -fmad=false (no
+#       and vectorises the generic row sweeps; no fused multiply-add) and -fno-trapping-math (a
+#       branch of a cell function on a constant, Maxwell's first substep, may compute both sides
+#       and select, so that its row still vectorises: the same values, only the floating-point
+#       exception flags, which nothing reads, may differ), CUDA with -fmad=false (no
 #       fused multiply-add either, so CPU == GPU bit for bit) and C++17. The CUDA sources are
 #       built only when Tessera was (TESSERA_HAVE_CUDA); otherwise they are ignored. The files'
 #       folders join <target>'s include path (the cell source a kernel names is found there).
@@ -32,7 +35,7 @@ function(tessera_add_kernel target)
     get_filename_component(f "${f}" ABSOLUTE)
     target_sources(${target} PRIVATE "${f}")
     set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
-                 -O3 -ffp-contract=off)
+                 -O3 -ffp-contract=off $<$<C_COMPILER_ID:GNU,Clang>:-fno-trapping-math>)
   endforeach()
   if(TESSERA_HAVE_CUDA AND K_CUDA)
     foreach(f IN LISTS K_CUDA)
