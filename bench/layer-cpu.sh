@@ -4,7 +4,8 @@
 # flags (tessera_add_kernel: -O3 -ffp-contract=off), one thread, same grid, in one run: heat order 2
 # and 6, Cahn–Hilliard fused, Maxwell RK3 and a two-component reaction–diffusion kernel written in
 # the bench (bench/layer_cpu/rd2_cell.h), double and single. Each case is first checked bit for bit
-# against its hand loop, then timed in alternating rounds (best round of each). One row per case;
+# against its hand loop, then timed in alternating rounds (best round of each, thread CPU time:
+# other jobs of a shared machine are not counted). One row per case;
 # the last column is layer / hand. Ends with the worst ratio.
 #   BUILD=dir     the build to use (default: build; `cmake --build dir --target layer_cpu`)
 #   --quick       7 rounds (within two minutes on 2 shared cores); default 15 rounds

@@ -2,8 +2,9 @@
  * arithmetic (hand_loops.h), built with the same flags, one thread, same grid, in one run
  * (bench/layer-cpu.sh runs it). Each case first checks that the two agree bit for bit (the
  * order of operations is the layer's contract), then times them in alternating rounds and
- * prints the best time of each and their ratio, layer / hand, as the last column (on a shared
- * machine other jobs only add time, so the best round is the least disturbed one).
+ * prints the best time of each and their ratio, layer / hand, as the last column: times are the
+ * thread's CPU time, and the best round is the least disturbed by other jobs of a shared
+ * machine.
  *
  *   layer_cpu [--grid N] [--rounds R] [--only NAME]       (default 128^3, 7 rounds) */
 #include <math.h>
@@ -27,9 +28,11 @@ typedef struct {
   int g, nc;
 } bench_case;
 
+/* The calling thread's CPU time: on a shared machine the time other jobs hold the core is not
+ * counted (what they leave in the caches still is). */
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
