@@ -89,8 +89,11 @@ static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *c
   for (int a = 0; a < 3; a++)
     p.lo[a] = b.lo[a], p.n[a] = b.n[a], p.active[a] = 1;
   p.pos[0] = 1, p.pos[1] = b.dim[0], p.pos[2] = (long long)b.dim[0] * b.dim[1];
-  for (int a = 0; a < 3; a++)
+  for (int a = 0; a < 3; a++) {
     p.st[a] = p.pos[a];
+    for (int f = 0; f < TESS_MAX_IO; f++) /* every field one component: one layout */
+      p.ipos[f][a] = p.ist[f][a] = p.opos[f][a] = p.pos[a];
+  }
   for (int f = 0; f < nin; f++)
     p.in[f] = in[f];
   p.out[0] = out;

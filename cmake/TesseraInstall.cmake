@@ -9,7 +9,8 @@ set_target_properties(tessera_codelets PROPERTIES EXPORT_NAME codelets)
 set_target_properties(tessera_topology PROPERTIES EXPORT_NAME topology)
 set_target_properties(tessera_warnings PROPERTIES EXPORT_NAME warnings)
 set_target_properties(tessera_error PROPERTIES EXPORT_NAME error)
-install(TARGETS tessera tessera_codelets tessera_topology tessera_error tessera_warnings
+set_target_properties(tessera_appio PROPERTIES EXPORT_NAME appio)
+install(TARGETS tessera tessera_codelets tessera_topology tessera_error tessera_warnings tessera_appio
         EXPORT TesseraTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tessera-topo tess-heat tess-ch tess-mhd tess-maxwell RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -23,7 +24,9 @@ install(FILES ${_api} ${PROJECT_SOURCE_DIR}/codelets/heat/heat.h
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/common/region.h ${PROJECT_SOURCE_DIR}/codelets/common/zchunk.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
-              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_staged.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_window.cuh
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/passes.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/stencil)
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${_pkgdir})
@@ -35,7 +38,13 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/TesseraConfig.cmake.in
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/TesseraConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/TesseraConfig.cmake
-              ${CMAKE_CURRENT_BINARY_DIR}/TesseraConfigVersion.cmake DESTINATION ${_pkgdir})
+              ${CMAKE_CURRENT_BINARY_DIR}/TesseraConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/TesseraKernel.cmake DESTINATION ${_pkgdir})
+# What every app includes (Tessera::appio) and the skeleton of a new app (docs/kernels.md).
+install(FILES ${PROJECT_SOURCE_DIR}/apps/common/app.h ${PROJECT_SOURCE_DIR}/apps/common/noise.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/app-skeleton/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tessera/app-skeleton)
 set(TESS_PC_CFLAGS "")
 set(TESS_PC_LIBS "")
 if(TESS_HAVE_CUDA)

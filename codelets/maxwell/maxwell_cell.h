@@ -10,6 +10,7 @@ TESS_HD real TESS_FN(mw_d1)(const tess_cell *c, int comp, int a) {
 }
 
 TESS_HD void TESS_FN(mw_rk3_cell)(const tess_cell *c) {
+  TESS_UNROLL
   for (int i = 0; i < 6; i++) {
     const int f = i < 3 ? 3 : 0, j = (i + 1) % 3, k = (i + 2) % 3; /* F_i = coef (curl of f)_i */
     const real curl = TESS_FN(mw_d1)(c, f + k, j) - TESS_FN(mw_d1)(c, f + j, k);

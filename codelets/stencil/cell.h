@@ -4,17 +4,16 @@
 /* The cell at padded tile coordinates (x, y, z). Unused field slots stay NULL. */
 TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x, long long y,
                                         long long z) {
-  tess_cell c = {{0}, {0}, p, TESS_PLAN_K(p)};
-  const long long i = x + y * p->pos[1] + z * p->pos[2];
-  for (int f = 0; f < TESS_MAX_IO; f++) {
-    if (f < p->nin) c.in[f] = (const real *)p->in[f] + i;
-    if (f < p->nout) c.out[f] = (real *)p->out[f] + i;
+  tess_cell c = {{0}, {0}, p, TESS_PLAN_K(p), (int)x, (int)y, (int)z};
+  for (int f = 0; f < TESS_MAX_IO; f++) { /* each field its own strides (component counts) */
+    if (f < p->nin) c.in[f] = (const real *)p->in[f] + x + y * p->ipos[f][1] + z * p->ipos[f][2];
+    if (f < p->nout) c.out[f] = (real *)p->out[f] + x + y * p->opos[f][1] + z * p->opos[f][2];
   }
 #ifdef __CUDACC__ /* nothing staged: every read from device memory */
   c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
   c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0, c.xr = c.yr = NULL, c.ys = 0;
   c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
-  c.wr = 0, c.cx = (int)x, c.cy = (int)y, c.cz = (int)z;
+  c.wr = 0;
 #endif
   return c;
 }
@@ -61,31 +60,18 @@ TESS_HD real TESS_FN(tess_in)(const tess_cell *c, int f, int comp, int dx, int d
 }
 #endif
 
-/* The next cell along x (every field has x stride 1). */
-TESS_HD void TESS_FN(tess_cell_next)(tess_cell *c) {
-  for (int f = 0; f < TESS_MAX_IO; f++) {
-    if (c->in[f]) c->in[f]++;
-    if (c->out[f]) c->out[f]++;
-  }
-}
-
 /* The inputs of c seen from s steps along axis a (a stencil offset: none on inactive axes). */
 TESS_HD tess_cell TESS_FN(tess_cell_shift)(const tess_cell *c, int a, int s) {
   tess_cell d = *c;
   for (int f = 0; f < TESS_MAX_IO; f++)
-    if (f < c->p->nin) d.in[f] += s * c->p->st[a];
-#ifdef __CUDACC__ /* the coordinates of wrapped reads follow (tess_mem wraps active axes only) */
+    if (f < c->p->nin) d.in[f] += s * c->p->ist[f][a];
+  /* the coordinates follow (TESS_GLOBAL; tess_mem wraps active axes only) */
   d.cx += a == 0 ? s : 0, d.cy += a == 1 ? s : 0, d.cz += a == 2 ? s : 0;
-#endif
   return d;
 }
 
 #ifndef TESS_MID_UNROLL
-#ifdef __CUDACC__
-#define TESS_MID_UNROLL _Pragma("unroll")
-#else
-#define TESS_MID_UNROLL
-#endif
+#define TESS_MID_UNROLL TESS_UNROLL
 #endif
 
 /* Two-level kernels (TESS_STENCIL2): m[0] = inner at the cell, m[1 + 2a] / m[2 + 2a] = inner at

@@ -20,19 +20,31 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
                        "wrong number of input fields for this kernel");
   TESS_STENCIL_REQUIRE(n, r->nout == s->nout, "wrong number of output fields for this kernel");
   TESS_STENCIL_REQUIRE(n, r->nin + r->nout > 0, "no fields");
-  const int nc = s->nc ? s->nc : r->nin ? r->in_nc[0] : r->out_nc[0];
+  /* Components: a field the spec lists has its count; the others s->nc, or when that is 0
+   * all alike (the first of them sets it). */
+  int any = s->nc;
+  for (int f = 0; f < r->nin + r->nout && !any; f++) {
+    const int in = f < r->nin, i = in ? f : f - r->nin;
+    if (!(in ? s->in_nc[i] : s->out_nc[i])) any = in ? r->in_nc[i] : r->out_nc[i];
+  }
+  int nc = -1; /* the count every field has, 0 once two differ */
+  for (int f = 0; f < r->nin + r->nout; f++) {
+    const int in = f < r->nin, i = in ? f : f - r->nin;
+    const int want = in ? (s->in_nc[i] ? s->in_nc[i] : any) : (s->out_nc[i] ? s->out_nc[i] : any);
+    const int have = in ? r->in_nc[i] : r->out_nc[i];
+    TESS_STENCIL_REQUIRE(n, have == want,
+                         in ? "an input field has the wrong number of components"
+                            : "an output field has the wrong number of components");
+    nc = nc < 0 || nc == have ? have : 0;
+  }
   for (int f = 0; f < r->nin; f++) {
     TESS_STENCIL_REQUIRE(n, r->in[f] != NULL, "missing input array");
-    TESS_STENCIL_REQUIRE(n, r->in_nc[f] == nc, "an input field has the wrong number of components");
     for (int o = 0; o < r->nout; o++) /* outputs are written while inputs are read around them */
       TESS_STENCIL_REQUIRE(n, (const void *)r->in[f] != (const void *)r->out[o],
                            "an output aliases an input");
   }
-  for (int o = 0; o < r->nout; o++) {
+  for (int o = 0; o < r->nout; o++)
     TESS_STENCIL_REQUIRE(n, r->out[o] != NULL, "missing output array");
-    TESS_STENCIL_REQUIRE(n, r->out_nc[o] == nc,
-                         "an output field has the wrong number of components");
-  }
   TESS_STENCIL_REQUIRE(n, r->params != NULL || !s->consts, "missing the stage's params block");
   TESS_STENCIL_REQUIRE(n, tess_region_fits(r, s->radius),
                        "region plus stencil radius leaves the padded tile");
@@ -47,11 +59,25 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
     p->ghost[a] = r->ghost[a];
   }
   p->wrap = r->wrap != 0;
-  p->pos[0] = 1; /* [Z][Y][nc][X] */
-  p->pos[1] = (long long)r->dim[0] * nc;
-  p->pos[2] = p->pos[1] * r->dim[1];
-  for (int a = 0; a < 3; a++)
+  /* [Z][Y][nc][X]: x stride 1, y stride X nc, z stride X Y nc, per field */
+  const long long X = r->dim[0], Y = r->dim[1];
+  for (int f = 0; f < TESS_MAX_IO; f++) {
+    const long long ni = f < r->nin ? r->in_nc[f] : 0, no = f < r->nout ? r->out_nc[f] : 0;
+    const long long pi[3] = {1, X * ni, X * ni * Y};
+    for (int a = 0; a < 3; a++) {
+      p->ipos[f][a] = pi[a];
+      p->ist[f][a] = p->active[a] ? pi[a] : 0;
+    }
+    p->opos[f][0] = 1, p->opos[f][1] = X * no, p->opos[f][2] = X * no * Y;
+  }
+  const int f0 = r->nin ? 0 : -1; /* field 0's layout: input 0, or output 0 without inputs */
+  for (int a = 0; a < 3; a++) {
+    p->pos[a] = f0 == 0 ? p->ipos[0][a] : p->opos[0][a];
     p->st[a] = p->active[a] ? p->pos[a] : 0;
+    p->origin[a] = r->origin[a];
+    p->global[a] = r->global[a];
+    p->h[a] = r->h[a];
+  }
   for (int f = 0; f < r->nin; f++)
     p->in[f] = r->in[f];
   for (int o = 0; o < r->nout; o++)
