@@ -29,7 +29,8 @@ log() { printf '[install-simgrid] %s\n' "$*" >&2; }
 # shellcheck source=apt-lib.sh
 source "$here/apt-lib.sh"
 
-apt_need build-essential pkg-config dpkg-dev ca-certificates libhwloc-dev hwloc libsimgrid-dev
+# xsltproc: starpu_smpirun builds the platform of all ranks with it
+apt_need build-essential pkg-config dpkg-dev ca-certificates libhwloc-dev hwloc libsimgrid-dev xsltproc
 
 # The hash covers this script's configure line, so changing it rebuilds.
 phash=$( { sed -n '/^cfg=(/,/)$/p' "$0"; echo "$MAXBUFFERS $MAXCPUS $MAXCUDADEV"; } | sha256sum | cut -c1-10)

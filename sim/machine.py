@@ -111,8 +111,9 @@ def main():
               '     <prop id="memcpy_peer" value="1"/>',
               '   </host>']
     x += ['   <host id="RAM" speed="1f"/>',
-          # the host side's own limit: all GPUs' PCIe traffic together (two x16 per CPU socket)
-          '   <link id="Host" bandwidth="%fBps" latency="0.000000s"/>' % (max(h2d, d2h) * g)]
+          # StarPU's name for the host side (a route through it is not a direct GPU-GPU one):
+          # here no limit of its own beyond the GPUs' PCIe links, both directions of all at once
+          '   <link id="Host" bandwidth="%fBps" latency="0.000000s"/>' % ((h2d + d2h) * g)]
     for i in range(g):
         x += ['   <link id="RAM-CUDA%d" bandwidth="%fBps" latency="%fs"/>' % (i, h2d, lat_h),
               '   <link id="CUDA%d-RAM" bandwidth="%fBps" latency="%fs"/>' % (i, d2h, lat_h),

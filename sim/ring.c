@@ -1,17 +1,19 @@
 /* ring.c — the smallest StarPU-MPI program with the shape of a Tessera step, for checking that
  * a StarPU + SimGrid build simulates GPUs and MPI end to end (tests/simulation.sh).
  *
- * Every rank owns one block (BYTES) and, each step, runs a "work" task on it on a (simulated)
- * GPU, then a "mix" task that reads its left neighbour's block (a halo exchange through
- * StarPU-MPI) and writes its own:
+ * Every rank owns two blocks of BYTES, u and v. Each step, on a (simulated) GPU, "work" writes
+ * u from v, then "mix" writes v from u and the left neighbour's u (a halo exchange through
+ * StarPU-MPI):
  *
- *     rank r:  work(b_r) -> mix(b_r, b_{r-1}) -> work(b_r) -> ...
- *                              ^ b_{r-1} arrives from rank r-1 over the simulated network
+ *     rank r:  work(u_r <- v_r) -> mix(v_r <- u_r, u_{r-1}) -> work(u_r <- v_r) -> ...
+ *                                           ^ u_{r-1} from rank r-1: GPU -> host -> network
+ *                                             -> host -> GPU
  *
  * The tasks' times come from cost functions (WORK_US, MIX_US on the command line), not from
- * calibrated models, so the simulated time has an independent prediction: at least
- * steps * (work + mix), plus the transfers. The CUDA implementation is a placeholder that
- * SimGrid never calls (StarPU only needs it to exist to schedule the task on a CUDA worker).
+ * calibrated models, so the simulated time has a prediction made without the simulator: with
+ * one rank steps * (work + mix); with more, each step's critical path is work, u's trip to the
+ * right neighbour, mix. The CUDA implementation is a placeholder that SimGrid never calls
+ * (StarPU only needs it to exist to schedule the task on a CUDA worker).
  *
  *     ring STEPS WORK_US MIX_US BYTES      prints "simulated_us <t> ranks <p>" on rank 0
  */
@@ -44,13 +46,13 @@ static void gpu_placeholder(void *buffers[], void *arg) {
 }
 
 static struct starpu_codelet work_cl = {.cuda_funcs = {gpu_placeholder},
-                                        .nbuffers = 1,
-                                        .modes = {STARPU_RW},
+                                        .nbuffers = 2,
+                                        .modes = {STARPU_W, STARPU_R},
                                         .model = &work_model,
                                         .name = "work"};
 static struct starpu_codelet mix_cl = {.cuda_funcs = {gpu_placeholder},
-                                       .nbuffers = 2,
-                                       .modes = {STARPU_RW, STARPU_R},
+                                       .nbuffers = 3,
+                                       .modes = {STARPU_W, STARPU_R, STARPU_R},
                                        .model = &mix_model,
                                        .name = "mix"};
 
@@ -81,35 +83,39 @@ int main(int argc, char **argv) {
   }
 
   size_t n = (size_t)bytes / sizeof(double);
-  double *mine = calloc(n, sizeof *mine);
-  starpu_data_handle_t *h = calloc((size_t)size, sizeof *h);
+  double *mine = calloc(2 * n, sizeof *mine);
+  starpu_data_handle_t *u = calloc((size_t)size, sizeof *u), *v = calloc((size_t)size, sizeof *v);
   for (int r = 0; r < size; r++) {
-    if (r == rank)
-      starpu_vector_data_register(&h[r], STARPU_MAIN_RAM, (uintptr_t)mine, n, sizeof *mine);
-    else
-      starpu_vector_data_register(&h[r], -1, 0, n, sizeof *mine);
-    starpu_mpi_data_register(h[r], r, r);
+    if (r == rank) {
+      starpu_vector_data_register(&u[r], STARPU_MAIN_RAM, (uintptr_t)mine, n, sizeof *mine);
+      starpu_vector_data_register(&v[r], STARPU_MAIN_RAM, (uintptr_t)(mine + n), n, sizeof *mine);
+    } else {
+      starpu_vector_data_register(&u[r], -1, 0, n, sizeof *mine);
+      starpu_vector_data_register(&v[r], -1, 0, n, sizeof *mine);
+    }
+    starpu_mpi_data_register(u[r], 2 * r, r);
+    starpu_mpi_data_register(v[r], 2 * r + 1, r);
   }
 
   starpu_mpi_barrier(MPI_COMM_WORLD);
   double t0 = starpu_timing_now();
   for (int s = 0; s < steps; s++)
     for (int r = 0; r < size; r++) {
-      starpu_mpi_task_insert(MPI_COMM_WORLD, &work_cl, STARPU_RW, h[r], 0);
-      if (size > 1)
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &mix_cl, STARPU_RW, h[r], STARPU_R,
-                               h[(r + size - 1) % size], 0);
-      else
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &mix_cl, STARPU_RW, h[r], STARPU_R, h[r], 0);
+      starpu_mpi_task_insert(MPI_COMM_WORLD, &work_cl, STARPU_W, u[r], STARPU_R, v[r], 0);
+      starpu_mpi_task_insert(MPI_COMM_WORLD, &mix_cl, STARPU_W, v[r], STARPU_R, u[r], STARPU_R,
+                             u[(r + size - 1) % size], 0);
     }
   starpu_mpi_wait_for_all(MPI_COMM_WORLD);
   starpu_mpi_barrier(MPI_COMM_WORLD);
   double t1 = starpu_timing_now();
   if (rank == 0) printf("simulated_us %.1f ranks %d\n", t1 - t0, size);
 
-  for (int r = 0; r < size; r++)
-    starpu_data_unregister(h[r]);
-  free(h);
+  for (int r = 0; r < size; r++) {
+    starpu_data_unregister(u[r]);
+    starpu_data_unregister(v[r]);
+  }
+  free(u);
+  free(v);
   free(mine);
   starpu_mpi_shutdown();
   return 0;

@@ -98,7 +98,8 @@ MOVES_MODEL(unpack_model, "tess_unpack");
 MOVES_MODEL(fill_model, "tess_fill");
 
 #if defined(TESS_HAVE_CUDA) || defined(TESS_SIMGRID)
-#define MOVES_CUDA .cuda_funcs = {TESS_SIM_CUDA(moves_cuda_func)}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#define MOVES_CUDA                                                                                 \
+  .cuda_funcs = {TESS_SIM_CUDA(moves_cuda_func)}, .cuda_flags = {STARPU_CUDA_ASYNC},
 #else
 #define MOVES_CUDA
 #endif
