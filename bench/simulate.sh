@@ -95,6 +95,11 @@ one() {
   fi
   printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s median %s ms (eff %s; rc %d, %d s)\n' \
     "$case" "$app" "$grid" "$g" "$r" "$mode" "${med:-?}" "${eff:-?}" "$rc" "$wall"
+  if [ -z "$med" ]; then # a run that fails fails them all: say why and stop, no partial table
+    grep -v 'ker_lmm' "$log" | tail -8 >&2
+    echo "simulate.sh: the run above failed (log: $log); see docs/simulation.md, status" >&2
+    exit 1
+  fi
   [ -n "$med" ] && echo "$case,$app,$grid,$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
 }
 
