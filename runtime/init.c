@@ -303,7 +303,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (opts->ncpu > 0) conf.ncpus = opts->ncpu;
-#ifdef TESS_HAVE_CUDA
+#if defined(TESS_HAVE_CUDA) || defined(TESS_SIMGRID) /* SimGrid: simulated GPUs */
   conf.ncuda = opts->device == TESS_DEVICE_CPU ? 0 : opts->ncuda;
 #else /* built without CUDA kernels (TESS_ENABLE_CUDA=OFF): no GPU worker, whatever StarPU has */
   TESS_CHECK(opts->device != TESS_DEVICE_CUDA, TESS_ERR_ARG,

@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # build.sh [BUILD_DIR] — install what is missing (scripts/install-deps.sh), configure, build.
 # CUDA kernels are built when nvcc is found (StarPU is then built with CUDA too);
-# TESS_NO_CUDA=1 forces a CPU-only build. Extra CMake flags: TESS_CMAKE_FLAGS; TESS_TARGETS="a b"
-# builds only those targets (and what they need).
+# TESS_NO_CUDA=1 forces a CPU-only build. TESS_SIMGRID=1 builds the apps against StarPU in
+# SimGrid mode (scripts/install-simgrid.sh; docs/simulation.md). Extra CMake flags:
+# TESS_CMAKE_FLAGS; TESS_TARGETS="a b" builds only those targets (and what they need).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-prefix=$(scripts/install-deps.sh | tail -n1)
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 cuda=ON; [ -n "${TESS_NO_CUDA:-}" ] && cuda=OFF
+if [ -n "${TESS_SIMGRID:-}" ]; then
+  scripts/install-deps.sh >/dev/null # the rest of what Tessera needs (CMake, HDF5, inih, ...)
+  prefix=$(scripts/install-simgrid.sh | tail -n1)
+  export CC=smpicc
+  cuda=OFF
+  # the apps only: in SimGrid mode StarPU's static library holds main(), tests have their own
+  TESS_CMAKE_FLAGS="-DBUILD_TESTING=OFF ${TESS_CMAKE_FLAGS:-}"
+  TESS_TARGETS=${TESS_TARGETS:-tess-mhd tess-ch tess-heat}
+else
+  prefix=$(scripts/install-deps.sh | tail -n1)
+fi
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 # TESS_QUIET=1 (the demo): CMake's and the compilers' output go to BUILD_DIR/build.log, one
 # line a step here; on failure the log's last lines and its path.
 run() { "$@" >&2; }

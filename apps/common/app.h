@@ -28,6 +28,11 @@
 #include "tessera.h"
 #include "tessera_config.h"
 #include "tessera_io.h"
+#ifdef TESS_SIMGRID
+/* SimGrid build: StarPU's library holds the real main(), which starts the simulation and calls
+ * the app's, renamed starpu_main here (docs/simulation.md). */
+#include <starpu_simgrid_wrap.h>
+#endif
 
 #define TESS_APP_PATH 512
 

@@ -23,7 +23,9 @@
  */
 #include <limits.h>
 #include <mpi.h>
+#ifndef TESS_SIMGRID /* SimGrid's MPI (SMPI) has no CUDA-aware transfers */
 #include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI); after mpi.h */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

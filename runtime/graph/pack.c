@@ -97,8 +97,9 @@ MOVES_MODEL(pack_model, "tess_pack");
 MOVES_MODEL(unpack_model, "tess_unpack");
 MOVES_MODEL(fill_model, "tess_fill");
 
-#ifdef TESS_HAVE_CUDA
-#define MOVES_CUDA .cuda_funcs = {moves_cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#if defined(TESS_HAVE_CUDA) || defined(TESS_SIMGRID)
+#define MOVES_CUDA                                                                                 \
+  .cuda_funcs = {TESS_SIM_CUDA(moves_cuda_func)}, .cuda_flags = {STARPU_CUDA_ASYNC},
 #else
 #define MOVES_CUDA
 #endif

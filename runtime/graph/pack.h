@@ -63,6 +63,15 @@ size_t tess_move_count(const tess_move *m);
 
 /* Synchronous, on the calling thread; buf: the buffer the NULL sides refer to. */
 void tess_moves_cpu(const tess_moves *l, void *buf);
+/* A StarPU CUDA function: f, or in the SimGrid build (no CUDA kernels, simulated GPUs) a
+ * placeholder StarPU never calls (runtime/simulate.c). */
+#ifdef TESS_HAVE_CUDA
+#define TESS_SIM_CUDA(f) f
+#else
+void tess_simgrid_task_placeholder(void *buffers[], void *arg);
+#define TESS_SIM_CUDA(f) tess_simgrid_task_placeholder
+#endif
+
 #ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */

@@ -172,9 +172,9 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
     starpu_codelet_init(cl);
     cl->cpu_funcs[0] = stage_cpu;
     cl->where = STARPU_CPU;
-#ifdef TESS_HAVE_CUDA
+#if defined(TESS_HAVE_CUDA) || defined(TESS_SIMGRID)
     if (k->cuda) {
-      cl->cuda_funcs[0] = stage_cuda;
+      cl->cuda_funcs[0] = TESS_SIM_CUDA(stage_cuda);
       cl->cuda_flags[0] = STARPU_CUDA_ASYNC;
       cl->where |= STARPU_CUDA;
     }

@@ -112,9 +112,14 @@ typedef void (*tess_cpu_fn)(const tess_region *r);
 /* `stream` is the cudaStream_t of the StarPU worker (starpu_cuda_get_local_stream()). */
 typedef void (*tess_cuda_fn)(const tess_region *r, void *stream);
 
-/* For tess_kernel.cuda: the launcher when the build has CUDA kernels, NULL otherwise. */
+/* For tess_kernel.cuda: the launcher when the build has CUDA kernels, NULL otherwise. The
+ * SimGrid build (docs/simulation.md) has no CUDA kernels but simulated GPUs: StarPU never calls
+ * a GPU function there, it only needs one to exist to place the kernel's tasks on a GPU. */
 #ifdef TESS_HAVE_CUDA
 #define TESS_CUDA_FN(f) f
+#elif defined(TESS_SIMGRID)
+void tess_simgrid_kernel_placeholder(const tess_region *r, void *stream);
+#define TESS_CUDA_FN(f) tess_simgrid_kernel_placeholder
 #else
 #define TESS_CUDA_FN(f) NULL
 #endif

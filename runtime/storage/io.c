@@ -102,6 +102,11 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
     if (t->node != STARPU_MAIN_RAM)
       err = visit_staged(sim, t, st, f->nc, &a);
     else
+#elif defined(TESS_SIMGRID)
+    /* SimGrid: a simulated GPU's memory is an address range, not memory; nothing to visit */
+    if (t->node != STARPU_MAIN_RAM)
+      ;
+    else
 #endif
     {
       piece_view v = {
