@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # disk_full.sh MPIEXEC MHD CH — a disk that fills up during a collective write ends an MPI job
-# within seconds, with our message, no .tmp left and the older files intact (issue 18). Before,
-# 2 ranks waited in two different barriers inside H5Fclose until the batch limit.
+# within seconds, with our message naming "No space left on device", no .tmp left and the older
+# files intact. Before, 2 ranks waited in two different barriers inside H5Fclose until the
+# batch limit.
 #
 # The disk is a 2 MiB tmpfs, so the test needs root and mount permission; elsewhere it is
 # skipped (77). Cases: MHD snapshots on 2 and 4 ranks, Cahn-Hilliard snapshots on 2 ranks,
@@ -36,6 +37,8 @@ full() {
     why="exit status 0 although the disk filled up"
   elif ! grep -q "error (I/O error)" "$dir/$name.log"; then
     why="no message of ours"
+  elif ! grep "error (I/O error)" "$dir/$name.log" | grep -q "No space left on device"; then
+    why="our message does not name the full disk"
   elif ls "$mnt/o" | grep -q '\.tmp$'; then
     why="left $(ls "$mnt/o" | grep '\.tmp$')"
   elif ! ls "$mnt/o" | grep -qE '\.(vtkhdf|h5)$'; then

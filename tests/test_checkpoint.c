@@ -316,12 +316,14 @@ static int do_damage(const char *dir) {
   write_damaged(joined(dir, "flip_data_u.h5"), good, size, -1, l.data[0][0] + 1000);
   write_damaged(joined(dir, "flip_data_v.h5"), good, size, -1, l.data[2][0] + l.data[2][1] - 3);
   save(joined(dir, "not_hdf5.h5"), "hello, this is not a checkpoint\n", 32);
-  /* a newer format version; header values edited as a user would (HDF5 rewrites its own
-   * checksums): step 3 -> 4, step -7, time NaN, dt 1024 in the app state */
-  const int v3 = 3;
+  /* a newer format version, the old one without a header checksum; header values edited as a
+   * user would (HDF5 rewrites its own checksums): step 3 -> 4, step -7, time NaN, dt 1024 in the
+   * app state */
+  const int v3 = 3, v1 = 1;
   const long long step4 = 4, step_neg = -7;
   const double nan = NAN;
   int bad = edited(dir, "version.h5", good, size, "tessera_checkpoint", H5T_NATIVE_INT, &v3) ||
+            edited(dir, "version1.h5", good, size, "tessera_checkpoint", H5T_NATIVE_INT, &v1) ||
             edited(dir, "step_edited.h5", good, size, "step", H5T_NATIVE_LLONG, &step4) ||
             edited(dir, "step_negative.h5", good, size, "step", H5T_NATIVE_LLONG, &step_neg) ||
             edited(dir, "time_nan.h5", good, size, "time", H5T_NATIVE_DOUBLE, &nan);
