@@ -18,7 +18,8 @@
 #                built here) on T threads; its best T is the anchor
 # Every Tessera run prints its median time per step over chunks of 10 steps after warm-up; one
 # run per configuration. Output under $OUT (default /tmp/cpu-node): cpu-node.csv, summary.txt
-# (the ratios: default / best tiling, 16x1 (or most ranks of 1 worker) / best 1-rank, Tessera's best / OpenMP's best), logs/.
+# (the ratios: default / best tiling, 16x1 (or most ranks of 1 worker) / best 1-rank, Tessera's
+# best / OpenMP's best), logs/. COMMIT=... names the commit where the tree has no .git.
 set -uo pipefail
 arg=${1:?usage: cpu-node.sh BUILD_OR_BUNDLE [--quick]}
 quick=${2:-}
@@ -43,7 +44,7 @@ C=$(nproc)
 csv=$out/cpu-node.csv
 sum=$out/summary.txt
 {
-  echo "# $(cd "$here/.." && git rev-parse --short HEAD 2>/dev/null || echo '?') $0 $*"
+  echo "# ${COMMIT:-$(cd "$here/.." && git rev-parse --short HEAD 2>/dev/null || echo '?')} $0 $*"
   echo "# $(date -u +%FT%TZ) $(hostname) $C cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 } | tee "$sum"
 echo "n,config,ranks,workers,tiles,mpi_direct,median_ms,placement" >"$csv"
