@@ -48,18 +48,35 @@ int tess_ncuda_devices(void) {
  * before MPI and StarPU start: one rank per GPU on GPU nodes, NUMA domains or equal blocks of
  * cores on CPU nodes; settings the user made win. opts->topo = gpu|numa|node|cores forces a
  * mode (an error when the ranks do not fit it), off leaves StarPU's defaults. A single
- * rank per node keeps StarPU's defaults (all GPUs, all cores). When the node has too few cores
- * for bound threads (CI: several ranks on 2 cores), ranks run unbound with one worker each:
- * two ranks bound to the same cores were 60x slower on 2 H200s (134 vs 2 ms per step). */
-static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
+ * rank per node keeps StarPU's defaults (all GPUs, all cores). When the node has fewer cores than
+ * ranks (CI: several ranks on 2 cores), ranks run unbound with one worker each: two ranks bound to
+ * the same cores were 60x slower on 2 H200s (134 vs 2 ms per step).
+ * A CPU rank binds a worker to each of its cores but those of the MPI and main threads
+ * (tess_topo_fit_cpu_workers; STARPU_NCPU or opts->ncpu asks for more). When its MPI thread has
+ * no core of its own (one or two cores per rank, or workers asked for every core), halos between
+ * CPU tiles go by Tessera's own MPI requests (direct.c, whose progress thread naps when idle)
+ * unless mpi_direct says otherwise: StarPU-MPI 1.3's progress thread polls without pause while a
+ * receive is posted, which is always, and took a worker's core (2 ranks on 2 cores, heat order
+ * 6 96^3: 115-130 ms a step against 21-26 ms; docs/halo-path.md). StarPU 1.3.10's other way, its
+ * MPI thread running a worker (STARPU_MPI_DRIVER_CALL_FREQUENCY), hangs our runs: that thread
+ * runs the worker only while it polls, and with no request pending it sleeps, its tasks with it.
+ * `note` receives one line saying what was decided, for the start-up print. */
+static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal, char *note,
+                           size_t size) {
   const char *want = opts->topo && strcmp(opts->topo, "auto") ? opts->topo : NULL;
+  const int by_hand = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
+                      getenv("STARPU_WORKERS_NOBIND") || getenv("STARPU_MPI_NOBIND");
+  const int direct_auto = !opts->mpi_direct || !strcmp(opts->mpi_direct, "auto");
+  snprintf(note, size, "%s",
+           want ? "StarPU's defaults (topo off)" : "one rank on this node, StarPU's defaults");
   if ((want && !strcmp(want, "off")) || (!want && nlocal <= 1)) return TESS_OK;
-  const int use_cuda = opts->device != TESS_DEVICE_CPU;
+  int use_cuda = opts->device != TESS_DEVICE_CPU;
   tess_topo_t topo = NULL;
   tess_topo_share share;
   tess_topo_mode mode;
   if (want) TESS_CALL(tess_topo_mode_parse(want, &mode));
   tess_err e = tess_topo_load(NULL, &topo);
+  if (!e && tess_topo_ngpus(topo) == 0) use_cuda = 0; /* device auto on a node without GPUs */
   /* More ranks than cores (CI), or than GPUs (ranks sharing a GPU, as the GPU checks do):
    * nothing to assign, run unbound below without an error message. */
   const int crowded = !e && !want &&
@@ -69,7 +86,12 @@ static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
     if (!want) mode = tess_topo_default_mode(topo, nlocal, use_cuda);
     e = tess_topo_assign(topo, mode, lrank, nlocal, NULL, 0, &share);
   }
-  const int roomy = !e && !crowded && share.ncores >= share.ngpu + 2;
+  if (!e && !crowded && !use_cuda) {
+    const char *env = getenv("STARPU_NCPU");
+    tess_topo_fit_cpu_workers(&share, opts->ncpu > 0 ? opts->ncpu : env ? atoi(env) : 0);
+  }
+  const int roomy = !e && !crowded && (!use_cuda || share.ncores >= share.ngpu + 2);
+  int shared = 0;
   if (!e && (roomy || want)) {
     char buf[16];
     if (opts->ncpu > 0) {
@@ -78,11 +100,30 @@ static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal) {
     }
     tess_topo_export_env(&share, use_cuda);
     if (tess_log_enabled(TESS_LOG_INFO)) tess_topo_print(stderr, topo, &share, 1, 0);
+    shared = share.mpi_shared;
+    snprintf(note, size,
+             "%d ranks on this node (mode %s), local rank %d: %d %s worker(s) on cores L#%d-L#%d, "
+             "MPI thread on L#%d%s, main thread on L#%d",
+             nlocal, tess_topo_mode_name(mode), lrank, share.ncores, use_cuda ? "GPU/CPU" : "CPU",
+             share.cores[0], share.cores[share.ncores - 1], share.mpi_core,
+             shared ? " (shared with a worker)" : "", share.main_core);
   } else if (!want) {
     setenv("STARPU_WORKERS_NOBIND", "1", 0);
     setenv("STARPU_MPI_NOBIND", "1", 0);
     if (opts->ncpu <= 0) setenv("STARPU_NCPU", "1", 0);
+    shared = 1;
+    snprintf(note, size, "%d ranks on this node of %d cores: unbound, one worker per rank", nlocal,
+             e ? 0 : tess_topo_ncores(topo));
     e = TESS_OK;
+  }
+  if (by_hand)
+    snprintf(note, size, "set by the user (STARPU_WORKERS_CPUID/COREID/NOBIND, STARPU_MPI_NOBIND)");
+  else if (shared && !use_cuda && direct_auto) {
+    tess_direct_cpu_auto(1);
+    const size_t len = strlen(note);
+    snprintf(note + len, size - len,
+             "; the MPI thread has no core of its own, so halos between CPU tiles go by Tessera's "
+             "MPI requests (mpi_direct auto)");
   }
   tess_topo_destroy(&topo);
   return e;
@@ -269,8 +310,9 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   /* Before MPI_Init when the launcher tells the node-local rank: UCX reads UCX_NET_DEVICES
    * there. */
   int lrank, nlocal, placed = 0;
+  char note[512];
   if (!inited && tess_topo_local_rank_env(&lrank, &nlocal)) {
-    TESS_CALL(place_rank(opts, lrank, nlocal));
+    TESS_CALL(place_rank(opts, lrank, nlocal, note, sizeof note));
     placed = 1;
   }
   if (!inited) {
@@ -298,7 +340,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
 
   /* The authoritative node-local rank; warns when a node's ranks are not contiguous. */
   TESS_CALL(tess_topo_local_rank(MPI_COMM_WORLD, &lrank, &nlocal));
-  if (!placed) TESS_CALL(place_rank(opts, lrank, nlocal));
+  if (!placed) TESS_CALL(place_rank(opts, lrank, nlocal, note, sizeof note));
 
   struct starpu_conf conf;
   starpu_conf_init(&conf);
@@ -325,6 +367,10 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", devs[i]);
   tess_log(TESS_LOG_INFO, "StarPU started: %u CPU and %u CUDA workers (CUDA devices: %s)",
            starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(), ndev ? list : "none");
+  /* The placement decision, once per run (rank 0's; the others' differ only in their cores). */
+  if (my_rank == 0)
+    printf("placement: %s; %u CPU and %u CUDA worker(s) per rank\n", note,
+           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count());
   return TESS_OK;
 }
 

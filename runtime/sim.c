@@ -257,18 +257,54 @@ static int uses_cuda(const tess_sim_t sim) {
          (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
 }
 
-/* Default tiles per rank: one per GPU; on CPUs one per CPU worker, so that every worker has an
- * inner segment to chew on, reduced until the tiles are at least 2*ghost wide. */
+/* Default tiles per rank. GPUs: one per GPU (a GPU runs one tile's kernel at a time well; more
+ * tiles only add tasks), reduced until the tiles are at least 2*ghost wide.
+ * CPUs: about TESS_TILES_PER_WORKER tiles per CPU worker, so that every worker has work and the
+ * scheduler can even out tiles that finish at different times, but no tile under
+ * TESS_MIN_TILE_CELLS owned cells (a task costs 10-30 us to submit and run, and a smaller tile's
+ * sweep would not hide it), and one tile for a single worker (splitting then only adds tasks).
+ * Measured (docs/halo-path.md): 16-core H200 host, heat order 2, 128^3, 15 workers: 64 tiles
+ * 1.33 ms a step against 2.39 with one tile per worker (8: 15 has no divisor of 128, so 7
+ * workers idled); 2 cores, heat order 6, 96^3: 8 tiles 2.43 ms against 4.14 for 1. Of the
+ * counts that cut the block evenly, the one nearest the target (by ratio) wins, ties to the
+ * larger; bench/cpu-node.sh sweeps 1, 2, 4 and 8 per worker against this default. */
+#define TESS_TILES_PER_WORKER 4
+#define TESS_MIN_TILE_CELLS   32768L
+static int tiles_fit(tess_sim_t sim, const int block[3], const int *radius, int tiles, int T[3]) {
+  if (tess_decomp_tiles_axes(block, tiles, radius, sim->gpu_cut, T) != 0) return 0;
+  int ok = 1;
+  for (int i = 0; i < 3; i++)
+    ok &= block[i] == 1 || block[i] / T[i] >= 2 * radius[i];
+  return ok;
+}
+
 static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
-  int want = uses_cuda(sim) ? tess_ncuda_devices() : (int)starpu_cpu_worker_get_count();
-  for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
-    if (tess_decomp_tiles_axes(block, tiles, radius, sim->gpu_cut, sim->T) != 0) continue;
-    int ok = 1;
-    for (int i = 0; i < 3; i++)
-      ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius[i];
-    if (ok) return 1;
+  if (uses_cuda(sim)) {
+    const int want = tess_ncuda_devices();
+    for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--)
+      if (tiles_fit(sim, block, radius, tiles, sim->T)) return 1;
+    return 0;
   }
-  return 0;
+  const int workers = (int)starpu_cpu_worker_get_count();
+  const long cells = (long)block[0] * block[1] * block[2];
+  long target = workers > 1 ? (long)TESS_TILES_PER_WORKER * workers : 1;
+  if (target > cells / TESS_MIN_TILE_CELLS) target = cells / TESS_MIN_TILE_CELLS;
+  if (target < 1) target = 1;
+  int best = 0, T[3];
+  double best_off = 0.0;
+  for (long tiles = 1; tiles <= 2 * target; tiles++) {
+    if (!tiles_fit(sim, block, radius, (int)tiles, T)) continue;
+    const double off = fabs(log((double)tiles / (double)target));
+    if (best == 0 || off <= best_off + 1e-12) {
+      best = (int)tiles, best_off = off;
+      memcpy(sim->T, T, sizeof T);
+    }
+  }
+  tess_log(TESS_LOG_INFO,
+           "tiling: %d tile(s) per rank for %d CPU worker(s) (default: about %d per worker, at "
+           "least %ld cells each; aimed at %ld; --tiles N overrides)",
+           best ? best : 1, workers, TESS_TILES_PER_WORKER, TESS_MIN_TILE_CELLS, target);
+  return best > 0;
 }
 
 /* The process and tile grids for the halo widths in sim->ghost (per axis). */

@@ -239,6 +239,9 @@ void tess_names_free(tess_sim_t sim);
  * sim->direct is on; tess_direct_submit sends (R) or receives (W) buf, on tile t's memory node,
  * in buf's sequential order. */
 tess_err tess_direct_choose(const char *mode);
+/* tess_init: auto also takes CPU tiles when on is set (the placement left this rank's MPI thread
+ * no core of its own: StarPU-MPI's would poll a worker's core; this path's naps when idle). */
+void tess_direct_cpu_auto(int on);
 tess_err tess_direct_setup(tess_sim_t sim);
 tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_handle_t buf, int send,
                             int peer, int tag);

@@ -320,12 +320,75 @@ static void own_gpu1(tess_topo_t t) {
   EXPECT(tess_topo_default_mode(t, 1, 1) == TESS_TOPO_PER_GPU, "gpu1: default mode");
 }
 
+/* The H200 host's shape (16 cores, 1 GPU) with CPU ranks: every rank count and worker count of
+ * bench/cpu-node.sh. Checked against the rank's block as tess_topo_assign dealt it (its workers,
+ * MPI and main cores): the re-deal keeps exactly those cores, gives each worker its own core
+ * while there are cores enough, and puts the MPI thread beside a worker only when asked for more
+ * workers than the block has cores to spare (or by default when the block has under 3 cores). */
+static void own_cpu16(tess_topo_t t) {
+  EXPECT(tess_topo_ncores(t) == 16 && tess_topo_ngpus(t) == 1, "cpu16 counts");
+  EXPECT(tess_topo_default_mode(t, 16, 0) == TESS_TOPO_PER_CORES, "cpu16: default mode cores");
+  static const int plan[][2] = {{1, 15}, {1, 14}, {1, 0},  {2, 7}, {2, 8}, {2, 6},
+                                {2, 0},  {4, 4},  {4, 3},  {4, 0}, {8, 2}, {8, 1},
+                                {8, 0},  {16, 1}, {16, 0}, {16, 2}};
+  for (size_t p = 0; p < sizeof plan / sizeof plan[0]; p++) {
+    const int nlocal = plan[p][0], w = plan[p][1];
+    int owner[16];
+    for (int c = 0; c < 16; c++)
+      owner[c] = -1;
+    for (int r = 0; r < nlocal; r++) {
+      tess_topo_share s = share_of(t, TESS_TOPO_PER_CORES, r, nlocal);
+      int block[16] = {0}, n = 0, after[16] = {0};
+      for (int i = 0; i < s.ncores; i++)
+        block[s.cores[i]] = 1;
+      block[s.mpi_core] = block[s.main_core] = 1;
+      for (int c = 0; c < 16; c++)
+        n += block[c];
+      tess_topo_fit_cpu_workers(&s, w);
+      const int want = w > 0 ? w : n >= 3 ? n - 2 : n, shared = want >= n;
+      for (int i = 0; i < s.ncores; i++)
+        after[s.cores[i]]++;
+      after[s.mpi_core] |= 1;
+      after[s.main_core] |= 1;
+      int same = 1, twice = 0, mpi_on_worker = 0, main_on_worker = 0;
+      for (int i = 0; i < s.ncores; i++)
+        twice |= after[s.cores[i]] > 1;
+      for (int c = 0; c < 16; c++)
+        same &= (after[c] > 0) == block[c];
+      for (int i = 0; i < s.ncores; i++) {
+        mpi_on_worker |= s.cores[i] == s.mpi_core;
+        main_on_worker |= s.cores[i] == s.main_core;
+      }
+      EXPECT(same, "cpu16 %dx%d rank %d: the re-deal changed the rank's cores", nlocal, w, r);
+      EXPECT(n == 16 / nlocal, "cpu16 %dx%d rank %d: %d cores, 16/%d expected", nlocal, w, r, n,
+             nlocal);
+      EXPECT(s.ncores == (want < n ? want : n), "cpu16 %dx%d rank %d: %d workers for %d wanted",
+             nlocal, w, r, s.ncores, want);
+      EXPECT(s.mpi_shared == shared && mpi_on_worker == shared,
+             "cpu16 %dx%d rank %d: MPI thread %s a worker's core (mpi_shared %d)", nlocal, w, r,
+             mpi_on_worker ? "on" : "off", s.mpi_shared);
+      EXPECT(main_on_worker == shared && (want <= n - 2) == (s.main_core != s.mpi_core),
+             "cpu16 %dx%d rank %d: main thread on L#%d (MPI L#%d)", nlocal, w, r, s.main_core,
+             s.mpi_core);
+      EXPECT(!twice, "cpu16 %dx%d rank %d: two workers on one core", nlocal, w, r);
+      for (int c = 0; c < 16; c++)
+        if (block[c]) {
+          EXPECT(owner[c] < 0, "cpu16 %dx%d: core %d given to ranks %d and %d", nlocal, w, c,
+                 owner[c], r);
+          owner[c] = r;
+        }
+    }
+  }
+}
+
 static int run_own(const char *dir) {
   static const struct {
     const char *file;
     void (*check)(tess_topo_t);
-  } nodes[] = {
-      {"gpu4-nic2-2s.xml", own_gpu4}, {"gpu8-nic4-2s.xml", own_gpu8}, {"gpu1-1s.xml", own_gpu1}};
+  } nodes[] = {{"gpu4-nic2-2s.xml", own_gpu4},
+               {"gpu8-nic4-2s.xml", own_gpu8},
+               {"gpu1-1s.xml", own_gpu1},
+               {"gpu1-16c-1s.xml", own_cpu16}};
   for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, nodes[i].file);

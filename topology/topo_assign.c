@@ -273,6 +273,8 @@ static void fill_share(tess_topo_t t, int r, const rank_plan *p, const usable_gp
   for (int i = 0; i < n; i++)
     if (!used[i]) s->cores[s->ncores++] = t->core[mine[i]].pu;
   if (s->ncores == 0) s->cores[s->ncores++] = s->main_core; /* a CPU rank needs one worker */
+  for (int i = 0; i < s->ncores; i++)
+    s->mpi_shared |= s->cores[i] == s->mpi_core;
 }
 
 tess_err tess_topo_assign(tess_topo_t t, tess_topo_mode mode, int local_rank, int nlocal,
@@ -309,4 +311,34 @@ cleanup:
   free(owner);
   free(users);
   return err;
+}
+
+void tess_topo_fit_cpu_workers(tess_topo_share *s, int nworkers) {
+  /* The rank's cores: workers' first (drivers included), then main's, then MPI's (near its NIC) */
+  int pool[TESS_TOPO_MAX_CORES + 2], n = 0;
+  const int cand[2] = {s->main_core, s->mpi_core};
+  for (int i = 0; i < s->ncores + 2; i++) {
+    const int c = i < s->ncores ? s->cores[i] : cand[i - s->ncores];
+    int seen = 0;
+    for (int j = 0; j < n; j++)
+      seen |= pool[j] == c;
+    if (!seen) pool[n++] = c;
+  }
+  if (nworkers <= 0) nworkers = n >= 3 ? n - 2 : n;
+  const int mpi = s->mpi_core;
+  s->ngpu = 0;
+  s->ncores = 0;
+  s->mpi_shared = nworkers >= n;
+  if (nworkers <= n - 2) {
+    for (int i = 0; i < n && s->ncores < nworkers; i++)
+      if (pool[i] != mpi && pool[i] != s->main_core) s->cores[s->ncores++] = pool[i];
+  } else if (nworkers == n - 1) {
+    s->main_core = mpi;
+    for (int i = 0; i < n; i++)
+      if (pool[i] != mpi) s->cores[s->ncores++] = pool[i];
+  } else {
+    s->main_core = mpi;
+    for (int i = 0; i < n && s->ncores < TESS_TOPO_MAX_CORES; i++)
+      s->cores[s->ncores++] = pool[i];
+  }
 }

@@ -61,6 +61,10 @@ typedef struct {
    * thread: apart from cores[] and each other when the rank owns ngpu + 2 cores or more (3
    * for a CPU-only rank); with fewer, they double up with cores of the same rank. */
   int mpi_core, main_core;
+  /* 1 when the MPI thread shares a CPU worker's core (tess_topo_fit_cpu_workers: the rank has no
+   * core to spare for it). StarPU-MPI 1.3's progress thread polls without pause while any
+   * receive is posted, so such a rank should not hand its halos to StarPU-MPI. */
+  int mpi_shared;
   char nic[64]; /* UCX device name, "mlx5_0:1" or "eth0"; "" when the node has no NIC */
 } tess_topo_share;
 
@@ -85,6 +89,15 @@ tess_topo_mode tess_topo_default_mode(tess_topo_t topo, int nlocal, int use_cuda
  * TESS_ERR_ARG, naming the count and what the mode allows, when the ranks do not fit. */
 tess_err tess_topo_assign(tess_topo_t topo, tess_topo_mode mode, int local_rank, int nlocal,
                           const char *const *cuda_pci_bus_ids, int ncuda, tess_topo_share *out);
+
+/* Re-deals a CPU-only rank's own cores (s->cores, mpi_core, main_core; the GPU driver cores count
+ * as CPU cores) for `nworkers` CPU workers; 0 asks for the default. With n cores:
+ *   nworkers <= n - 2 (default when n >= 3): the MPI and main threads keep cores of their own;
+ *   nworkers == n - 1: the main thread (asleep while tasks run) joins the MPI thread's core;
+ *   nworkers >= n (default when n < 3): a worker on every core, the MPI and main threads on the
+ *     last one with it (mpi_shared = 1); more workers than cores cycle over the cores.
+ * Synchronous, no hwloc call. */
+void tess_topo_fit_cpu_workers(tess_topo_share *s, int nworkers);
 
 /* Sets, without overriding what the user set: STARPU_NCUDA and STARPU_WORKERS_CUDAID (when
  * use_cuda), STARPU_WORKERS_CPUID, STARPU_NCPU, STARPU_MPI_THREAD_CPUID,

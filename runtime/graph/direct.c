@@ -226,7 +226,10 @@ static int cuda_aware(void) {
 #endif
 }
 
-static int choice = -1; /* tess_init_opts.mpi_direct: -1 auto, 0 off, 1 on */
+static int choice = -1;  /* tess_init_opts.mpi_direct: -1 auto, 0 off, 1 on */
+static int cpu_auto = 0; /* auto on CPU tiles: on when the rank's MPI thread shares a core */
+
+void tess_direct_cpu_auto(int on) { cpu_auto = on; }
 
 tess_err tess_direct_choose(const char *mode) {
   if (!mode || !strcmp(mode, "auto"))
@@ -243,7 +246,7 @@ tess_err tess_direct_choose(const char *mode) {
 
 tess_err tess_direct_setup(tess_sim_t sim) {
   const int gpu = sim->ntiles > 0 && sim->tile[0].cuda;
-  const int want = choice >= 0 ? choice : gpu && cuda_aware();
+  const int want = choice >= 0 ? choice : gpu ? cuda_aware() : cpu_auto;
   /* every rank must exchange the same way, or messages would never meet */
   TESS_MPI_CALL(MPI_Allreduce(&want, &sim->direct, 1, MPI_INT, MPI_MIN, sim->comm));
   if (sim->direct) {

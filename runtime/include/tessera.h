@@ -154,8 +154,10 @@ void tess_sim_destroy(tess_sim_t *sim);
 /* Configuration, before tess_sim_setup (TESS_ERR_STATE after). */
 tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode);
 tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
-tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank); /* 0: one per GPU, or 1 */
-tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]);     /* forced process grid */
+/* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 4 per CPU worker, each of at least
+ * 32768 owned cells, 1 when the rank has a single worker (sim.c, auto_tiles, says why). */
+tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank);
+tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]); /* forced process grid */
 tess_err tess_sim_set_spacing(tess_sim_t sim, const double h[3]);
 /* Element type of every field (default TESS_FP64). Setup refuses TESS_FP32 when a stage's
  * kernel has no single-precision version. Fill, gather, statistics and checks convert to and

@@ -14,6 +14,8 @@ cores have 2 threads.
   gpu8-nic4-2s.xml  2 sockets x 2 NUMA domains (SNC2) x 12 cores; per domain one switch with
                     2 GPUs and 1 InfiniBand NIC (8 GPUs, 4 NICs).
   gpu1-1s.xml       1 socket, 8 cores x 2 threads, 1 GPU (VGA class 0x0300), 1 Ethernet NIC.
+  gpu1-16c-1s.xml   1 socket, 16 cores x 1 thread, 1 GPU, no NIC (the lent H200 host's shape:
+                    CPU ranks from 1 to 16 per node).
 Validate with: lstopo-no-graphics --input FILE.xml
 """
 import os
@@ -160,3 +162,6 @@ Node("gpu8-nic4-2s", threads=1, packages=[
 Node("gpu1-1s", threads=2, packages=[
     [(8, [[("gpuvga", [])], [("eth", ["enp5s0"])]])],
 ]).write(os.path.join(here, "gpu1-1s.xml"))
+Node("gpu1-16c-1s", threads=1, packages=[
+    [(16, [[("gpu", [])]])],
+]).write(os.path.join(here, "gpu1-16c-1s.xml"))

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# halo-trace.sh BUILD_OR_BUNDLE [WORKERS] — the traced breakdown of docs/halo-path.md: heat order
+# 6, 96^3, 12 steps, CPU workers: 1 tile, 8 tiles, 8 tiles buffered (one rank of WORKERS workers,
+# default 2), and 2 ranks through StarPU-MPI and through Tessera's own requests; each trace
+# summed by scripts/trace_states.py (time per state and thread, per step). Output under $OUT
+# (default /tmp/halo-trace): one directory per run (its FxT files, trace.rec, log) and
+# states.txt. A bundle (scripts/gpu-bundle.sh) is sourced as bench/cpu-node.sh does.
+set -uo pipefail
+arg=${1:?usage: halo-trace.sh BUILD_OR_BUNDLE [WORKERS]}
+workers=${2:-2}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$arg/env.sh" ]; then
+  bundle=$(cd "$arg" && pwd)
+  # shellcheck disable=SC1091
+  source "$bundle/env.sh"
+  export LD_LIBRARY_PATH=$bundle/extra/lib:${LD_LIBRARY_PATH:-}
+  B=$bundle/extra/build
+else
+  B=$(cd "$arg" && pwd)
+fi
+H=$B/apps/heat/tess-heat
+[ -x "$H" ] || { echo "halo-trace.sh: no $H" >&2; exit 2; }
+out=${OUT:-/tmp/halo-trace}
+mkdir -p "$out"
+export STARPU_SILENT=1 STARPU_HOME=${STARPU_HOME:-/tmp/starpu-home-halo-trace} TESSERA_RUNTIME_LOG=info
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
+unset STARPU_NCPU STARPU_WORKERS_CPUID STARPU_WORKERS_NOBIND STARPU_MPI_NOBIND
+A=(--device cpu --grid 96,96,96 --order 6 --every 0 --warmup 2 --steps 12)
+"$H" "${A[@]}" --tiles 8 >"$out/calibrate.log" 2>&1 # dmda's models, untimed
+one() { STARPU_NCPU=$workers timeout 300 "$H" "${A[@]}" "$@" >"$out/$name.log" 2>&1; }
+two() { timeout 300 mpirun --oversubscribe --bind-to none -np 2 "$H" "${A[@]}" "$@" >"$out/$name.log" 2>&1; }
+name=t1 && one --tiles 1 --trace "$out/t1"
+name=t8 && one --tiles 8 --trace "$out/t8"
+name=t8b && one --tiles 8 --mode buffered --trace "$out/t8b"
+name=r2off && two --mpi-direct off --trace "$out/r2off"
+name=r2 && two --trace "$out/r2"
+{
+  echo "# $(date -u +%FT%TZ) $(hostname) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  for t in t1 t8 t8b r2off r2; do
+    echo "=== $t"
+    grep -E "^placement|tile\(s\) per rank|run: 10 steps|^median" "$out/$t.log"
+    /usr/bin/env python3 "$here/../scripts/trace_states.py" "$out/$t" --steps 12
+  done
+} 2>&1 | tee "$out/states.txt"
