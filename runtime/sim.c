@@ -32,6 +32,7 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
   sim->prec = TESS_FP64;
   sim->esize = sizeof(double);
   sim->strategy = TESS_STRATEGY_AUTO;
+  sim->periodic[0] = sim->periodic[1] = sim->periodic[2] = 1;
   pthread_mutex_init(&sim->log_lock, NULL);
   *out = sim;
   return TESS_OK;
@@ -259,10 +260,10 @@ static int uses_cuda(const tess_sim_t sim) {
 
 /* Default tiles per rank: one per GPU; on CPUs one per CPU worker, so that every worker has an
  * inner segment to chew on, reduced until the tiles are at least 2*ghost wide. */
-static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
+static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius, const int walls[3]) {
   int want = uses_cuda(sim) ? tess_ncuda_devices() : (int)starpu_cpu_worker_get_count();
   for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--) {
-    if (tess_decomp_tiles_axes(block, tiles, radius, sim->gpu_cut, sim->T) != 0) continue;
+    if (tess_decomp_tiles_walls(block, tiles, radius, walls, sim->gpu_cut, sim->T) != 0) continue;
     int ok = 1;
     for (int i = 0; i < 3; i++)
       ok &= block[i] == 1 || block[i] / sim->T[i] >= 2 * radius[i];
@@ -286,22 +287,25 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
                  p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
-  } else if (tess_decomp_procs_axes(sim->n, sim->nranks, radius, sim->gpu_cut, sim->P) != 0) {
+  } else if (tess_decomp_procs_walls(sim->n, sim->nranks, radius, sim->periodic, sim->gpu_cut,
+                                     sim->P) != 0) {
     return TESS_ERROR(
         TESS_ERR_ARG,
         "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
         "with every p_i dividing n_i)",
         grid, sim->nranks, sim->nranks);
   }
-  int block[3];
-  for (int i = 0; i < 3; i++)
+  int block[3], walls[3]; /* walls: 0 on the axes whose both physical faces the block holds */
+  for (int i = 0; i < 3; i++) {
     block[i] = sim->n[i] / sim->P[i];
+    walls[i] = sim->periodic[i] || sim->P[i] > 1;
+  }
   if (sim->tiles_req > 0) {
-    if (tess_decomp_tiles_axes(block, sim->tiles_req, radius, sim->gpu_cut, sim->T) != 0)
+    if (tess_decomp_tiles_walls(block, sim->tiles_req, radius, walls, sim->gpu_cut, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
                         "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
                         block[0], block[1], block[2], sim->tiles_req);
-  } else if (!auto_tiles(sim, block, radius)) {
+  } else if (!auto_tiles(sim, block, radius, walls)) {
     sim->T[0] = sim->T[1] = sim->T[2] = 1;
   }
   for (int i = 0; i < 3; i++) {
@@ -457,6 +461,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                k->name);
   }
   tess_program_dirs(sim);
+  TESS_CALL(tess_boundary_check(sim)); /* after what each stage reads, and the tiles' devices */
   TESS_CHECK(!sim->fpcheck || !sim->tile[0].cuda, TESS_ERR_ARG,
              "the footprint check runs on CPU tiles only (use device 'cpu')");
   for (int i = 0; i < sim->nops; i++)
@@ -543,6 +548,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
     free(sim->op[i]);
   }
   free(sim->log);
+  tess_boundary_free(sim);
   tess_names_free(sim);
   pthread_mutex_destroy(&sim->log_lock);
   MPI_Comm_free(&sim->comm);

@@ -49,6 +49,11 @@ typedef struct {
   long volume;              /* cells moved per component */
   int nmove;
   tess_boxmove mv[TESS_MAX_LINKS];
+  /* a physical face (boundary.c): ghost fills from the tile's own cells, one link per halo
+   * direction; pre: the links whose halo cells its fills also read (an edge or corner reads the
+   * ghosts of the face it extends, written by a copy, an unpack or another fill) */
+  int physical;
+  uint32_t pre;
   uint32_t src_classes;                   /* classes of the source tile its moves read */
   starpu_data_handle_t buf[TESS_MAX_OPS]; /* per stage, created on first use (buffered only) */
 } tess_link;
