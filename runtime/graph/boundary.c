@@ -371,6 +371,7 @@ int tess_boundary_moves(const tess_sim_t sim, const tess_op *op, int k, const te
       bc->h[i] = sim->h[i];
       bc->origin[i] = x->origin[i] - g[i];
       bc->n[i] = sim->n[i];
+      bc->periodic[i] = sim->periodic[i];
     }
   }
   return f->nc;
@@ -389,8 +390,11 @@ void tess_bcfill_cpu(const tess_move *m, int esize) {
         double v = bc->value;
         if (bc->kind == TESS_BC_FUNCTION) {
           double at[3];
-          for (int i = 0; i < 3; i++)
-            at[i] = ((double)(bc->origin[i] + p[i]) + 0.5) * bc->h[i];
+          for (int i = 0; i < 3; i++) { /* a ghost across a periodic axis: at its image */
+            long gi = bc->origin[i] + p[i];
+            if (bc->periodic[i]) gi = (gi % bc->n[i] + bc->n[i]) % bc->n[i];
+            at[i] = ((double)gi + 0.5) * bc->h[i];
+          }
           at[a] = bc->side < 0 ? 0.0 : (double)bc->n[a] * bc->h[a];
           v = bc->fn(at, bc->comp, bc->t, bc->ctx);
         }

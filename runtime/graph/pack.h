@@ -51,8 +51,9 @@ typedef struct {
   double (*fn)(const double x[3], int comp, double t, void *ctx);
   void *ctx;
   double t, h[3];
-  long origin[3]; /* global index of the tile's padded cell (0, 0, 0) */
-  long n[3];      /* the grid, for the face coordinate n h */
+  long origin[3];  /* global index of the tile's padded cell (0, 0, 0) */
+  long n[3];       /* the grid, for the face coordinate n h */
+  int periodic[3]; /* tangential axes to wrap the ghost's position along */
 } tess_bcfill;
 
 typedef struct {
