@@ -99,6 +99,16 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 
 /* ---- write ----------------------------------------------------------------------------------- */
 
+/* The periodicity and the conditions at physical faces (boundary.c), which a restart must
+ * share: another set would continue a different problem from the same fields. Outside the header
+ * checksum, so that the checkpoints of earlier versions (periodic: no such attribute) still
+ * read. */
+static int write_walls(tess_sim_t sim, hid_t file) {
+  char walls[1024];
+  tess_sim_boundary_text(sim, walls, sizeof walls);
+  return tess_h5_attr_write_str(file, "boundaries", walls);
+}
+
 static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const char *config) {
   const int version = TESS_CKPT_VERSION;
   const long long step = sim->step;
@@ -110,7 +120,7 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
          tess_h5_attr_write(file, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
          tess_h5_attr_write_str(file, "app_state", app_state) ||
-         tess_h5_attr_write_str(file, "config", config);
+         tess_h5_attr_write_str(file, "config", config) || write_walls(sim, file);
 }
 
 /* Collective: one field, all components, with its checksum. */
@@ -294,6 +304,17 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   if (memcmp(h3, sim->h, sizeof h3))
     REFUSE("checkpoint '%s' has grid spacing %.17g x %.17g x %.17g, this run %.17g x %.17g x %.17g",
            path, h3[0], h3[1], h3[2], sim->h[0], sim->h[1], sim->h[2]);
+  {
+    char mine[1024], theirs[1024];
+    tess_sim_boundary_text(sim, mine, sizeof mine);
+    char *w = H5Aexists(file, "boundaries") > 0 ? tess_h5_attr_read_str(file, "boundaries") : NULL;
+    snprintf(theirs, sizeof theirs, "%s", w ? w : "periodic=xyz"); /* before boundaries */
+    free(w);
+    if (strcmp(mine, theirs))
+      REFUSE("checkpoint '%s' was written with other physical faces: '%s'; this run has '%s' "
+             "(a restart needs the same grid.periodic and boundary settings)",
+             path, theirs, mine);
+  }
   H5G_info_t gi;
   g = H5Gopen2(file, "fields", H5P_DEFAULT);
   if (g < 0 || H5Gget_info(g, &gi) < 0)
