@@ -470,6 +470,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
       if (sim->fpcheck) TESS_CALL(fpcheck_init(sim, sim->op[i]));
     }
   TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
+  TESS_CALL(tess_plan_check_writers(sim));
   tess_stage_periodic(sim);
   TESS_CALL(check_memory(sim));
   for (int l = 0; l < sim->ntiles; l++)

@@ -333,6 +333,46 @@ void tess_plan_describe(const tess_sim_t sim) {
   }
 }
 
+tess_err tess_plan_check_writers(struct tess_sim_s *sim) {
+  uint32_t need = 0;
+  for (int o = 0; o < sim->nops; o++)
+    if (sim->op[o]->kind == TESS_OP_STAGE) need |= sim->op[o]->halo_dirs;
+  for (int t = 0; t < sim->ntiles; t++) {
+    const tess_plan *p = sim->tile[t].plan;
+    for (int d = 0; d < TESS_NDIRS; d++) {
+      int h[3], writers = 0;
+      tess_dir_vector(d, h);
+      tess_box hb;
+      tess_halo_box(sim->tn, sim->ghost, h, &hb);
+      if (d == TESS_DIR_CENTER || !((need >> d) & 1) || tess_box_empty(&hb)) continue;
+      for (int k = 0; k < p->nin; k++)
+        writers += (p->in[k].dirs >> d) & 1;
+      TESS_CHECK(writers == 1 && p->dir_link[d] >= 0, TESS_ERR_STATE,
+                 "tile %d: halo direction %d has %d writers (exactly one is allowed)",
+                 sim->tile[t].id, d, writers);
+      const tess_link *l = &p->in[p->dir_link[d]];
+      int axis;
+      if (!l->physical) continue;
+      TESS_CHECK(tess_boundary_physical(sim, sim->tile[t].gcoord, h, &axis), TESS_ERR_STATE,
+                 "tile %d: halo direction %d is filled as a physical face but is none",
+                 sim->tile[t].id, d);
+      /* the ghosts it extends: written before it, by one writer, never by itself */
+      h[axis] = 0;
+      /* (a physical one has one non-zero component fewer: its fill runs first, halo.c) */
+      const int from = tess_dir_index(h);
+      if (from == TESS_DIR_CENTER) continue;
+      const int src = p->dir_link[from];
+      TESS_CHECK(src >= 0 && (p->in[src].dirs >> from & 1) && src != p->dir_link[d] &&
+                     ((l->pre >> src) & 1),
+                 TESS_ERR_STATE,
+                 "tile %d: the fill of halo direction %d reads direction %d, which nothing "
+                 "fills before it",
+                 sim->tile[t].id, d, from);
+    }
+  }
+  return TESS_OK;
+}
+
 void tess_plan_release(tess_sim_t sim) {
   for (int t = 0; sim->tile && t < sim->ntiles; t++) {
     tess_plan *p = sim->tile[t].plan;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "segments.h"
+#include "tessera.h"
 
 #define TESS_MAX_OPS   64
 #define TESS_MAX_LINKS (TESS_NDIRS - 1)
@@ -83,6 +84,10 @@ typedef struct {
 struct tess_sim_s;
 /* Builds every local tile's plan (after the ops' footprint reads are known). */
 int tess_plan_build(struct tess_sim_s *sim);
+/* After the plans: every halo direction a stage reads has exactly one writer (a link: a copy,
+ * an unpack or a fill), and every edge or corner fill at a physical face reads ghosts that
+ * another writer fills before it. TESS_ERR_STATE naming tile and direction otherwise. */
+tess_err tess_plan_check_writers(struct tess_sim_s *sim);
 /* Classes of tile t whose owned cells the given box (padded coordinates) meets. */
 uint32_t tess_plan_classes_in(struct tess_sim_s *sim, const tess_plan *p, const int lo[3],
                               const int ext[3]);
