@@ -379,39 +379,83 @@ int tess_boundary_moves(const tess_sim_t sim, const tess_op *op, int k, const te
 
 /* ---- the CPU fill (the CUDA one: boundary_cuda.cu; both use bcfill.h's formula) -------------- */
 
+/* The face value of the ghost at padded cell p (function kind: the user's function at the face
+ * point of p's row along the normal; periodic tangential axes at their image). */
+static double face_value(const tess_bcfill *bc, const int p[3]) {
+  if (bc->kind != TESS_BC_FUNCTION) return bc->value;
+  double at[3];
+  for (int i = 0; i < 3; i++) {
+    long gi = bc->origin[i] + p[i];
+    if (bc->periodic[i]) gi = (gi % bc->n[i] + bc->n[i]) % bc->n[i];
+    at[i] = ((double)gi + 0.5) * bc->h[i];
+  }
+  at[bc->axis] = bc->side < 0 ? 0.0 : (double)bc->n[bc->axis] * bc->h[bc->axis];
+  return bc->fn(at, bc->comp, bc->t, bc->ctx);
+}
+
+/* One row of the box along x (T: double or float). Across y or z the whole row has one depth k
+ * and reads three rows (u_0, u_1, u_{k-1}); across x each cell has its own. */
+#define FILL_ROW(T)                                                                                \
+  static void fill_row_##T(const tess_move *m, int y, int z) {                                     \
+    const tess_bcfill *bc = &m->bc;                                                                \
+    const int a = bc->axis, X = m->dst.dim[0], Y = m->dst.dim[1], nc = m->nc, c = bc->comp;        \
+    T *u = m->dst.ptr;                                                                             \
+    int p[3] = {m->dst.lo[0], m->dst.lo[1] + y, m->dst.lo[2] + z};                                 \
+    if (a == 0) {                                                                                  \
+      for (int x = 0; x < m->ext[0]; x++, p[0]++) {                                                \
+        const int k = bc->side * (p[0] - bc->face);                                                \
+        const size_t row = TESS_IDX(X, Y, nc, c, 0, p[1], p[2]);                                   \
+        u[row + p[0]] = (T)tess_bc_ghost(bc->kind, k, face_value(bc, p), u[row + bc->face],        \
+                                         u[row + bc->face - bc->side],                             \
+                                         u[row + bc->face - bc->side * (k - 1)]);                  \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    const int k = bc->side * (p[a] - bc->face);                                                    \
+    int q0[3] = {p[0], p[1], p[2]}, q1[3] = {p[0], p[1], p[2]}, qk[3] = {p[0], p[1], p[2]};        \
+    q0[a] = bc->face;                                                                              \
+    q1[a] = bc->face - bc->side;                                                                   \
+    qk[a] = bc->face - bc->side * (k - 1);                                                         \
+    T *dst = u + TESS_IDX(X, Y, nc, c, p[0], p[1], p[2]);                                          \
+    const T *s0 = u + TESS_IDX(X, Y, nc, c, q0[0], q0[1], q0[2]);                                  \
+    const T *s1 = u + TESS_IDX(X, Y, nc, c, q1[0], q1[1], q1[2]);                                  \
+    const T *sk = u + TESS_IDX(X, Y, nc, c, qk[0], qk[1], qk[2]);                                  \
+    if (bc->kind == TESS_BC_FUNCTION) {                                                            \
+      for (int x = 0; x < m->ext[0]; x++, p[0]++)                                                  \
+        dst[x] = (T)tess_bc_ghost(bc->kind, k, face_value(bc, p), s0[x], s1[x], sk[x]);            \
+      return;                                                                                      \
+    }                                                                                              \
+    const double v = bc->value;                                                                    \
+    switch (bc->kind) { /* the kind outside the loop: each loop a plain vector loop */             \
+    case TESS_BC_DIRICHLET:                                                                        \
+      for (int x = 0; x < m->ext[0]; x++)                                                          \
+        dst[x] = (T)tess_bc_ghost(TESS_BC_DIRICHLET, k, v, 0, 0, sk[x]);                           \
+      break;                                                                                       \
+    case TESS_BC_NEUMANN:                                                                          \
+      for (int x = 0; x < m->ext[0]; x++)                                                          \
+        dst[x] = (T)tess_bc_ghost(TESS_BC_NEUMANN, k, v, 0, 0, sk[x]);                             \
+      break;                                                                                       \
+    case TESS_BC_SYMMETRIC:                                                                        \
+      for (int x = 0; x < m->ext[0]; x++)                                                          \
+        dst[x] = sk[x];                                                                            \
+      break;                                                                                       \
+    case TESS_BC_ANTISYMMETRIC:                                                                    \
+      for (int x = 0; x < m->ext[0]; x++)                                                          \
+        dst[x] = -sk[x];                                                                           \
+      break;                                                                                       \
+    default:                                                                                       \
+      for (int x = 0; x < m->ext[0]; x++)                                                          \
+        dst[x] = (T)tess_bc_ghost(bc->kind, k, v, s0[x], s1[x], sk[x]);                            \
+    }                                                                                              \
+  }
+FILL_ROW(double)
+FILL_ROW(float)
+
 void tess_bcfill_cpu(const tess_move *m, int esize) {
-  const tess_bcfill *bc = &m->bc;
-  const int a = bc->axis, nc = m->nc, X = m->dst.dim[0], Y = m->dst.dim[1];
   for (int z = 0; z < m->ext[2]; z++)
     for (int y = 0; y < m->ext[1]; y++)
-      for (int x = 0; x < m->ext[0]; x++) {
-        int p[3] = {m->dst.lo[0] + x, m->dst.lo[1] + y, m->dst.lo[2] + z};
-        const int k = bc->side * (p[a] - bc->face);
-        double v = bc->value;
-        if (bc->kind == TESS_BC_FUNCTION) {
-          double at[3];
-          for (int i = 0; i < 3; i++) { /* a ghost across a periodic axis: at its image */
-            long gi = bc->origin[i] + p[i];
-            if (bc->periodic[i]) gi = (gi % bc->n[i] + bc->n[i]) % bc->n[i];
-            at[i] = ((double)gi + 0.5) * bc->h[i];
-          }
-          at[a] = bc->side < 0 ? 0.0 : (double)bc->n[a] * bc->h[a];
-          v = bc->fn(at, bc->comp, bc->t, bc->ctx);
-        }
-        double u[3]; /* u_0, u_1, u_{k-1} */
-        const int js[3] = {0, 1, k - 1};
-        for (int j = 0; j < 3; j++) {
-          int q[3] = {p[0], p[1], p[2]};
-          q[a] = bc->face - bc->side * js[j];
-          const size_t i = TESS_IDX(X, Y, nc, bc->comp, q[0], q[1], q[2]);
-          u[j] =
-              esize == 4 ? (double)((const float *)m->src.ptr)[i] : ((const double *)m->src.ptr)[i];
-        }
-        const double gv = tess_bc_ghost(bc->kind, k, v, u[0], u[1], u[2]);
-        const size_t o = TESS_IDX(X, Y, nc, bc->comp, p[0], p[1], p[2]);
-        if (esize == 4)
-          ((float *)m->dst.ptr)[o] = (float)gv;
-        else
-          ((double *)m->dst.ptr)[o] = gv;
-      }
+      if (esize == 4)
+        fill_row_float(m, y, z);
+      else
+        fill_row_double(m, y, z);
 }
