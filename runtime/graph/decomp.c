@@ -83,15 +83,23 @@ static int tess_decomp_best(const int n[3], int count, const int radius[3], cons
     return -1;
   int found = 0;
   int64_t best = 0, best_gpu = 0;
+  int best_thin = 0;
   for (int p0 = count; p0 >= 1; p0--) {
     if (count % p0 || n[0] % p0) continue;
     int rest = count / p0;
     for (int p1 = rest; p1 >= 1; p1--) {
       if (rest % p1 || n[1] % p1 || n[2] % (rest / p1)) continue;
       const int q[3] = {p0, p1, rest / p1};
+      /* a block thinner than 2 r_i across a cut axis is refused by the runtime: any block
+       * that fits ranks before it */
+      int thin = 0;
+      for (int i = 0; i < 3; i++)
+        thin |= q[i] >= 2 && n[i] / q[i] < 2 * radius[i];
       const int64_t cost = tess_cost(n, q, radius, periodic, kind);
       const int64_t cost_gpu = gpu ? tess_cost_gpu(n, q, radius) : 0;
-      if (!found || cost_gpu < best_gpu || (cost_gpu == best_gpu && cost < best)) {
+      if (!found || thin < best_thin || (thin == best_thin && cost_gpu < best_gpu) ||
+          (thin == best_thin && cost_gpu == best_gpu && cost < best)) {
+        best_thin = thin;
         found = 1;
         best = cost;
         best_gpu = cost_gpu;

@@ -30,6 +30,9 @@ int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]);
 int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int gpu, int p[3]);
 int tess_decomp_tiles_axes(const int n[3], int count, const int r[3], int gpu, int p[3]);
 
+/* Every grid choice ranks first the candidates whose blocks are at least 2 r_i thick across
+ * each cut axis (the runtime refuses thinner ones), then by the costs below. */
+
 /* The same where the axes with periodic[i] = 0 end in physical faces: a block at such a face
  * has no halo there, so the worst block along that axis has 2 r_i halo cells with 3 or more
  * blocks, r_i with 2, none with 1 (the periodic cost counts 2 r_i always: the wrap-around is a
