@@ -1,5 +1,6 @@
 /* heat.c — the smallest complete Tessera app: the heat equation du/dt = kappa Lap(u) on a
- * periodic box, forward Euler, 2nd- or 6th-order Laplacian, 2D or 3D, CPU or CUDA.
+ * box, forward Euler, 2nd- or 6th-order Laplacian, 2D or 3D, CPU or CUDA; each axis periodic or
+ * between physical faces (grid.periodic, boundary.u: Dirichlet, Neumann, ..., docs/boundaries.md).
  *
  * The physics is one stage and one swap:
  *
@@ -9,7 +10,8 @@
  * Everything else -- decomposition, halos, tasks, overlap -- is the runtime's, and the run
  * itself (settings, progress lines, snapshots, checkpoints, signals, finite checks, timing) is
  * the shared app skeleton's (apps/common/app.h); this file adds its settings ([physics], [run],
- * [debug]) and the analytic check. The initial state is a product of sines, an eigenfunction
+ * [debug], [boundary]) and the analytic check. The initial state is a product of sines (or of
+ * the sines and cosines the faces' conditions call for, boundary_modes), an eigenfunction
  * of both the continuous and the discrete Laplacian, so --check can compare against two
  * analytic answers: the exact solution exp(-kappa lambda t), and forward Euler applied to the
  * exact Fourier mode, (1 - dt kappa lambda)^steps, whose difference from the run is the

@@ -143,7 +143,8 @@ typedef struct {
 } tess_stage;
 
 /* Collective. Creates a simulation on `comm` for a global grid of n[0] x n[1] x n[2] cells,
- * periodic in every axis (n[2] = 1 makes it 2D, n[1] = n[2] = 1 1D). */
+ * periodic in every axis unless tess_sim_set_periodic says otherwise (n[2] = 1 makes it 2D,
+ * n[1] = n[2] = 1 1D). */
 tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *sim);
 /* NULL-safe; sets *sim to NULL. Collective. */
 void tess_sim_destroy(tess_sim_t *sim);
