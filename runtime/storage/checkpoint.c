@@ -100,19 +100,21 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 /* ---- write ----------------------------------------------------------------------------------- */
 
 /* The periodicity and the conditions at physical faces (boundary.c), which a restart must
- * share: another set would continue a different problem from the same fields. Outside the header
- * checksum, so that the checkpoints of earlier versions (periodic: no such attribute) still
- * read. */
-static int write_walls(tess_sim_t sim, hid_t file) {
-  char walls[1024];
-  tess_sim_boundary_text(sim, walls, sizeof walls);
-  return tess_h5_attr_write_str(file, "boundaries", walls);
+ * share: another set would continue a different problem from the same fields. Attribute
+ * "boundaries", folded into the header checksum after the other attributes when present, so
+ * that checkpoints written before it (periodic, no such attribute) still read, while an edited
+ * or renamed one is refused as any edited header. */
+static uint64_t walls_hash(uint64_t sum, const char *walls) {
+  return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
 }
 
 static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const char *config) {
   const int version = TESS_CKPT_VERSION;
   const long long step = sim->step;
-  const uint64_t sum = header_hash(version, sim->n, sim->h, step, sim->time, app_state, config);
+  char walls[1024];
+  tess_sim_boundary_text(sim, walls, sizeof walls);
+  const uint64_t sum =
+      walls_hash(header_hash(version, sim->n, sim->h, step, sim->time, app_state, config), walls);
   return tess_h5_attr_write(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version) ||
          tess_h5_attr_write(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
          tess_h5_attr_write(file, "grid", H5T_NATIVE_INT, 3, sim->n) ||
@@ -120,7 +122,8 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
          tess_h5_attr_write(file, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
          tess_h5_attr_write_str(file, "app_state", app_state) ||
-         tess_h5_attr_write_str(file, "config", config) || write_walls(sim, file);
+         tess_h5_attr_write_str(file, "config", config) ||
+         tess_h5_attr_write_str(file, "boundaries", walls);
 }
 
 /* Collective: one field, all components, with its checksum. */
@@ -256,6 +259,7 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   static const unsigned char magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   unsigned char head[8] = {0};
   char why[256], have[512], want[512];
+  char *walls = NULL; /* attribute "boundaries", NULL in checkpoints written before it */
   hid_t file = -1, g = -1;
   FILE *fp = fopen(path, "rb");
   if (!fp) REFUSE("cannot read checkpoint '%s': %s", path, strerror(errno));
@@ -288,10 +292,14 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
       !(h->config = tess_h5_attr_read_str(file, "config")))
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
+  const htri_t has_walls = H5Aexists(file, "boundaries");
+  if (has_walls < 0 || (has_walls > 0 && !(walls = tess_h5_attr_read_str(file, "boundaries"))))
+    REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
   uint64_t sum;
   if (version >= 2 &&
       (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
-       sum != header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config)))
+       sum != walls_hash(header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config),
+                         walls)))
     REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
            "%lld, time %.17g)",
            path, h->step, h->time);
@@ -305,11 +313,9 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     REFUSE("checkpoint '%s' has grid spacing %.17g x %.17g x %.17g, this run %.17g x %.17g x %.17g",
            path, h3[0], h3[1], h3[2], sim->h[0], sim->h[1], sim->h[2]);
   {
-    char mine[1024], theirs[1024];
+    char mine[1024];
     tess_sim_boundary_text(sim, mine, sizeof mine);
-    char *w = H5Aexists(file, "boundaries") > 0 ? tess_h5_attr_read_str(file, "boundaries") : NULL;
-    snprintf(theirs, sizeof theirs, "%s", w ? w : "periodic=xyz"); /* before boundaries */
-    free(w);
+    const char *theirs = walls ? walls : "periodic=xyz"; /* written before physical faces */
     if (strcmp(mine, theirs))
       REFUSE("checkpoint '%s' was written with other physical faces: '%s'; this run has '%s' "
              "(a restart needs the same grid.periodic and boundary settings)",
@@ -337,6 +343,7 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     check_field(sim, path, g, f, h, s);
   }
 done:
+  free(walls);
   if (g >= 0) H5Gclose(g);
   if (file >= 0 && H5Fclose(file) < 0)
     TESS_H5_FAIL(s, TESS_ERR_IO, "checkpoint '%s' is damaged: %s", path,
