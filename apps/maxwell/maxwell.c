@@ -56,7 +56,7 @@ static double d1(const mw *m, const long g[3], int c, int a) {
 /* wave: E = (ky, -kx, 0)/|k| cos(k.x), H = k/|k| x E sqrt(eps/mu) = -sqrt(eps/mu) z cos(k.x) */
 static double init(const long g[3], int comp, void *ctx) {
   const mw *m = ctx;
-  if (m->init[1] == 'a') /* cavity: E_z = sin(pi l x) sin(pi m y), H = 0: a TM_lm mode */
+  if (!strcmp(m->init, "cavity")) /* cavity: E_z = sin(pi l x) sin(pi m y), H = 0: a TM_lm mode */
     return comp != 2 ? 0.0
                      : sin(3.141592653589793 * m->wave[0] * (g[0] + 0.5) / m->n[0]) *
                            sin(3.141592653589793 * m->wave[1] * (g[1] + 0.5) / m->n[1]);

@@ -3,7 +3,7 @@
  *     /                 attrs tessera_checkpoint = 2 (format version), grid = [nx ny nz],
  *     │                       spacing = [hx hy hz], step (int64), time, app_state, config,
  *     │                       header_checksum (uint64)
- *     └── fields
+ *     └── fields        attr boundaries (periodicity and conditions, tess_sim_boundary_text)
  *         └── <field>   float64 [nz][ny][nx] (1 component) or [nz][ny][nx][nc],
  *                       attr checksum (uint64)
  *
@@ -101,9 +101,10 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 
 /* The periodicity and the conditions at physical faces (boundary.c), which a restart must
  * share: another set would continue a different problem from the same fields. Attribute
- * "boundaries", folded into the header checksum after the other attributes when present, so
- * that checkpoints written before it (periodic, no such attribute) still read, while an edited
- * or renamed one is refused as any edited header. */
+ * "boundaries" of the group "fields" (a ninth attribute of the root would move them all into
+ * HDF5's dense storage, whose free bytes no checksum covers), folded into the header checksum
+ * after the other attributes when present, so that checkpoints written before it (periodic, no
+ * such attribute) still read, while an edited or renamed one is refused as any edited header. */
 static uint64_t walls_hash(uint64_t sum, const char *walls) {
   return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
 }
@@ -122,8 +123,7 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
          tess_h5_attr_write(file, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
          tess_h5_attr_write_str(file, "app_state", app_state) ||
-         tess_h5_attr_write_str(file, "config", config) ||
-         tess_h5_attr_write_str(file, "boundaries", walls);
+         tess_h5_attr_write_str(file, "config", config);
 }
 
 /* Collective: one field, all components, with its checksum. */
@@ -166,7 +166,10 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
   hid_t file;
   if (!tess_h5_create(sim, path, &tmp, &file, &s)) {
     const hid_t g = H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0 || write_header(sim, file, app_state, config))
+    char walls[1024];
+    tess_sim_boundary_text(sim, walls, sizeof walls);
+    if (g < 0 || write_header(sim, file, app_state, config) ||
+        tess_h5_attr_write_str(g, "boundaries", walls))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
                    tess_h5_reason(why, sizeof why));
     for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, &s); f++)
@@ -292,9 +295,12 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
       !(h->config = tess_h5_attr_read_str(file, "config")))
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
-  const htri_t has_walls = H5Aexists(file, "boundaries");
-  if (has_walls < 0 || (has_walls > 0 && !(walls = tess_h5_attr_read_str(file, "boundaries"))))
+  g = H5Gopen2(file, "fields", H5P_DEFAULT); /* a group it cannot open: refused below */
+  const htri_t has_walls = g < 0 ? 0 : H5Aexists(g, "boundaries");
+  if (has_walls < 0 || (has_walls > 0 && !(walls = tess_h5_attr_read_str(g, "boundaries"))))
     REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
+  if (g >= 0) H5Gclose(g);
+  g = -1;
   uint64_t sum;
   if (version >= 2 &&
       (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
