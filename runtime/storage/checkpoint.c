@@ -3,7 +3,7 @@
  *     /                 attrs tessera_checkpoint = 2 (format version), grid = [nx ny nz],
  *     │                       spacing = [hx hy hz], step (int64), time, app_state, config,
  *     │                       header_checksum (uint64)
- *     └── fields        attr boundaries (periodicity and conditions, tess_sim_boundary_text)
+ *     └── fields
  *         └── <field>   float64 [nz][ny][nx] (1 component) or [nz][ny][nx][nc],
  *                       attr checksum (uint64)
  *
@@ -100,11 +100,10 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 /* ---- write ----------------------------------------------------------------------------------- */
 
 /* The periodicity and the conditions at physical faces (boundary.c), which a restart must
- * share: another set would continue a different problem from the same fields. Attribute
- * "boundaries" of the group "fields" (a ninth attribute of the root would move them all into
- * HDF5's dense storage, whose free bytes no checksum covers), folded into the header checksum
- * after the other attributes when present, so that checkpoints written before it (periodic, no
- * such attribute) still read, while an edited or renamed one is refused as any edited header. */
+ * share: another set would continue a different problem from the same fields. Their text is
+ * folded into the header checksum after the other attributes (no attribute of its own: the file
+ * keeps its layout, and checkpoints written before it, periodic, hash without it), so a restart
+ * with other faces finds a checksum that matches only with the writer's faces and is refused. */
 static uint64_t walls_hash(uint64_t sum, const char *walls) {
   return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
 }
@@ -114,8 +113,8 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
   const long long step = sim->step;
   char walls[1024];
   tess_sim_boundary_text(sim, walls, sizeof walls);
-  const uint64_t sum =
-      walls_hash(header_hash(version, sim->n, sim->h, step, sim->time, app_state, config), walls);
+  const uint64_t plain = header_hash(version, sim->n, sim->h, step, sim->time, app_state, config);
+  const uint64_t sum = strcmp(walls, "periodic=xyz") ? walls_hash(plain, walls) : plain;
   return tess_h5_attr_write(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version) ||
          tess_h5_attr_write(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
          tess_h5_attr_write(file, "grid", H5T_NATIVE_INT, 3, sim->n) ||
@@ -166,10 +165,7 @@ tess_err tess_sim_checkpoint_write(tess_sim_t sim, const char *path, const char 
   hid_t file;
   if (!tess_h5_create(sim, path, &tmp, &file, &s)) {
     const hid_t g = H5Gcreate2(file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    char walls[1024];
-    tess_sim_boundary_text(sim, walls, sizeof walls);
-    if (g < 0 || write_header(sim, file, app_state, config) ||
-        tess_h5_attr_write_str(g, "boundaries", walls))
+    if (g < 0 || write_header(sim, file, app_state, config))
       TESS_H5_FAIL(&s, TESS_ERR_IO, "writing the header of '%s' failed: %s", tmp,
                    tess_h5_reason(why, sizeof why));
     for (int f = 0; f < sim->nfields && !tess_h5_agree(sim->comm, &s); f++)
@@ -262,7 +258,6 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   static const unsigned char magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   unsigned char head[8] = {0};
   char why[256], have[512], want[512];
-  char *walls = NULL; /* attribute "boundaries", NULL in checkpoints written before it */
   hid_t file = -1, g = -1;
   FILE *fp = fopen(path, "rb");
   if (!fp) REFUSE("cannot read checkpoint '%s': %s", path, strerror(errno));
@@ -295,20 +290,27 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
       !(h->config = tess_h5_attr_read_str(file, "config")))
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
-  g = H5Gopen2(file, "fields", H5P_DEFAULT); /* a group it cannot open: refused below */
-  const htri_t has_walls = g < 0 ? 0 : H5Aexists(g, "boundaries");
-  if (has_walls < 0 || (has_walls > 0 && !(walls = tess_h5_attr_read_str(g, "boundaries"))))
-    REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
-  if (g >= 0) H5Gclose(g);
-  g = -1;
+  char walls[1024];
+  tess_sim_boundary_text(sim, walls, sizeof walls);
   uint64_t sum;
-  if (version >= 2 &&
-      (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
-       sum != walls_hash(header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config),
-                         walls)))
-    REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
-           "%lld, time %.17g)",
-           path, h->step, h->time);
+  if (version >= 2 && tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum))
+    REFUSE("checkpoint '%s' is damaged: %s", path, tess_h5_reason(why, sizeof why));
+  /* a periodic run hashes without the text (as every checkpoint written before it) */
+  const uint64_t plain = header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config);
+  const int periodic = !strcmp(walls, "periodic=xyz");
+  if (version >= 2 && sum != (periodic ? plain : walls_hash(plain, walls))) {
+    if (!periodic && sum == plain)
+      REFUSE("checkpoint '%s' was written with other physical faces: periodic=xyz; this run has "
+             "'%s' (a restart needs the same grid.periodic and boundary settings)",
+             path, walls);
+    if (periodic)
+      REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
+             "%lld, time %.17g), or it was written with other physical faces (this run: %s)",
+             path, h->step, h->time, walls);
+    REFUSE("checkpoint '%s' was written with other physical faces than this run's ('%s'), or "
+           "has an edited or damaged header: its checksum does not match (step %lld, time %.17g)",
+           path, walls, h->step, h->time);
+  }
   if (h->step < 0) REFUSE("checkpoint '%s' is at step %lld (allowed: >= 0)", path, h->step);
   if (!(h->time >= 0) || !isfinite(h->time))
     REFUSE("checkpoint '%s' is at time %g (allowed: a finite number >= 0)", path, h->time);
@@ -318,15 +320,6 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   if (memcmp(h3, sim->h, sizeof h3))
     REFUSE("checkpoint '%s' has grid spacing %.17g x %.17g x %.17g, this run %.17g x %.17g x %.17g",
            path, h3[0], h3[1], h3[2], sim->h[0], sim->h[1], sim->h[2]);
-  {
-    char mine[1024];
-    tess_sim_boundary_text(sim, mine, sizeof mine);
-    const char *theirs = walls ? walls : "periodic=xyz"; /* written before physical faces */
-    if (strcmp(mine, theirs))
-      REFUSE("checkpoint '%s' was written with other physical faces: '%s'; this run has '%s' "
-             "(a restart needs the same grid.periodic and boundary settings)",
-             path, theirs, mine);
-  }
   H5G_info_t gi;
   g = H5Gopen2(file, "fields", H5P_DEFAULT);
   if (g < 0 || H5Gget_info(g, &gi) < 0)
@@ -349,7 +342,6 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
     check_field(sim, path, g, f, h, s);
   }
 done:
-  free(walls);
   if (g >= 0) H5Gclose(g);
   if (file >= 0 && H5Fclose(file) < 0)
     TESS_H5_FAIL(s, TESS_ERR_IO, "checkpoint '%s' is damaged: %s", path,
