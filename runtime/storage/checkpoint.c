@@ -25,9 +25,10 @@
  * the mix catches values moved to the wrong place, and any change of a value changes its term.
  *
  * HDF5's checksums are rewritten by whoever edits the file, so the header has ours too: the
- * same mix over the version, grid, spacing, step, time and both strings (header_hash). An edited
- * step (which would restart "at step 5" from the state of step 4) is refused, as are a negative
- * step and a time that is not a finite number >= 0. Version 1 files (before the header
+ * same mix over the version, grid, spacing, step, time and both strings (header_hash), then, on a
+ * grid with physical faces, their text (walls_hash: a restart with other faces is refused). An
+ * edited step (which would restart "at step 5" from the state of step 4) is refused, as are a
+ * negative step and a time that is not a finite number >= 0. Version 1 files (before the header
  * checksum) are still read, with the range checks only.
  *
  * Reading: rank 0 first opens the file alone and checks its structure against the simulation
