@@ -32,6 +32,7 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
   sim->prec = TESS_FP64;
   sim->esize = sizeof(double);
   sim->strategy = TESS_STRATEGY_AUTO;
+  sim->periodic[0] = sim->periodic[1] = sim->periodic[2] = 1;
   pthread_mutex_init(&sim->log_lock, NULL);
   *out = sim;
   return TESS_OK;
@@ -270,19 +271,22 @@ static int uses_cuda(const tess_sim_t sim) {
  * larger; bench/cpu-node.sh sweeps 1, 2, 4 and 8 per worker against this default. */
 #define TESS_TILES_PER_WORKER 4
 #define TESS_MIN_TILE_CELLS   32768L
-static int tiles_fit(tess_sim_t sim, const int block[3], const int *radius, int tiles, int T[3]) {
-  if (tess_decomp_tiles_axes(block, tiles, radius, sim->gpu_cut, T) != 0) return 0;
+/* walls: as tess_decomp_tiles_walls's periodic[] (0 on the axes the block spans whole between
+ * physical faces). */
+static int tiles_fit(tess_sim_t sim, const int block[3], const int *radius, const int walls[3],
+                     int tiles, int T[3]) {
+  if (tess_decomp_tiles_walls(block, tiles, radius, walls, sim->gpu_cut, T) != 0) return 0;
   int ok = 1;
   for (int i = 0; i < 3; i++)
     ok &= block[i] == 1 || block[i] / T[i] >= 2 * radius[i];
   return ok;
 }
 
-static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
+static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius, const int walls[3]) {
   if (uses_cuda(sim)) {
     const int want = tess_ncuda_devices();
     for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--)
-      if (tiles_fit(sim, block, radius, tiles, sim->T)) return 1;
+      if (tiles_fit(sim, block, radius, walls, tiles, sim->T)) return 1;
     return 0;
   }
   const int workers = (int)starpu_cpu_worker_get_count();
@@ -293,7 +297,7 @@ static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius) {
   int best = 0, T[3];
   double best_off = 0.0;
   for (long tiles = 1; tiles <= 2 * target; tiles++) {
-    if (!tiles_fit(sim, block, radius, (int)tiles, T)) continue;
+    if (!tiles_fit(sim, block, radius, walls, (int)tiles, T)) continue;
     const double off = fabs(log((double)tiles / (double)target));
     if (best == 0 || off <= best_off + 1e-12) {
       best = (int)tiles, best_off = off;
@@ -322,22 +326,25 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
                  p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
-  } else if (tess_decomp_procs_axes(sim->n, sim->nranks, radius, sim->gpu_cut, sim->P) != 0) {
+  } else if (tess_decomp_procs_walls(sim->n, sim->nranks, radius, sim->periodic, sim->gpu_cut,
+                                     sim->P) != 0) {
     return TESS_ERROR(
         TESS_ERR_ARG,
         "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "
         "with every p_i dividing n_i)",
         grid, sim->nranks, sim->nranks);
   }
-  int block[3];
-  for (int i = 0; i < 3; i++)
+  int block[3], walls[3]; /* walls: 0 on the axes whose both physical faces the block holds */
+  for (int i = 0; i < 3; i++) {
     block[i] = sim->n[i] / sim->P[i];
+    walls[i] = sim->periodic[i] || sim->P[i] > 1;
+  }
   if (sim->tiles_req > 0) {
-    if (tess_decomp_tiles_axes(block, sim->tiles_req, radius, sim->gpu_cut, sim->T) != 0)
+    if (tess_decomp_tiles_walls(block, sim->tiles_req, radius, walls, sim->gpu_cut, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
                         "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
                         block[0], block[1], block[2], sim->tiles_req);
-  } else if (!auto_tiles(sim, block, radius)) {
+  } else if (!auto_tiles(sim, block, radius, walls)) {
     sim->T[0] = sim->T[1] = sim->T[2] = 1;
   }
   for (int i = 0; i < 3; i++) {
@@ -493,6 +500,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
                k->name);
   }
   tess_program_dirs(sim);
+  TESS_CALL(tess_boundary_check(sim)); /* after what each stage reads, and the tiles' devices */
   TESS_CHECK(!sim->fpcheck || !sim->tile[0].cuda, TESS_ERR_ARG,
              "the footprint check runs on CPU tiles only (use device 'cpu')");
   for (int i = 0; i < sim->nops; i++)
@@ -501,6 +509,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
       if (sim->fpcheck) TESS_CALL(fpcheck_init(sim, sim->op[i]));
     }
   TESS_CHECK(tess_plan_build(sim) == 0, TESS_ERR_MEM, "cannot allocate the tiles' plans");
+  TESS_CALL(tess_plan_check_writers(sim));
   tess_stage_periodic(sim);
   TESS_CALL(check_memory(sim));
   for (int l = 0; l < sim->ntiles; l++)
@@ -579,6 +588,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
     free(sim->op[i]);
   }
   free(sim->log);
+  tess_boundary_free(sim);
   tess_names_free(sim);
   pthread_mutex_destroy(&sim->log_lock);
   MPI_Comm_free(&sim->comm);

@@ -35,6 +35,7 @@ typedef struct {
   int local;           /* recompute strategy: its halo is computed by its producer's extent */
   int wlo[3], whi[3];  /* halo width per axis, low and high side (program.c) */
   uint32_t halo_valid; /* halo directions holding current data */
+  tess_bc *bc;         /* conditions at the physical faces: [face][nc] (NULL: none set) */
 } tess_field;
 
 typedef enum { TESS_OP_STAGE, TESS_OP_SWAP } tess_op_kind;
@@ -94,6 +95,7 @@ struct tess_sim_s {
   int rank, nranks;
   int n[3];
   double h[3];
+  int periodic[3]; /* tess_sim_set_periodic: axes that wrap around (default all) */
   tess_mode mode;
   tess_device device;
   int direct;    /* halos between ranks by our own MPI tasks on the buffers' memory (direct.c) */
@@ -182,6 +184,21 @@ int tess_program_boxes(const tess_sim_t sim, const tess_plan *p, const tess_op *
                        tess_box *box);
 /* sim.c: the grids for the current widths (sim->ghost) */
 tess_err tess_sim_choose_grids(tess_sim_t sim);
+
+/* boundary.c: physical faces (docs/boundaries.md). tess_boundary_check (setup, after the
+ * widths): conditions where and only where they are needed; tess_boundary_walled: some axis with
+ * ghosts is not periodic; tess_boundary_physical: whether halo direction h of the tile at gcoord
+ * lies across a physical face, and the axis whose condition fills it (the first physical one of
+ * x, y, z: its other components are then periodic, inter-tile or physical ones of a later
+ * axis, filled before it); tess_boundary_moves: the ghost fill moves of halo direction h of
+ * input k of op on tile x (moves NULL: count them). */
+tess_err tess_boundary_check(tess_sim_t sim);
+int tess_boundary_walled(const tess_sim_t sim);
+int tess_boundary_physical(const tess_sim_t sim, const int gcoord[3], const int h[3], int *axis);
+struct tess_moves_s;
+int tess_boundary_moves(const tess_sim_t sim, const tess_op *op, int k, const tess_tile *x, int h,
+                        struct tess_moves_s *moves);
+void tess_boundary_free(tess_sim_t sim);
 
 /* sim.c */
 int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_index);

@@ -9,7 +9,8 @@ rank) and the MPI messages of DIR/paje.trace (start/end of every StarPU-MPI tran
 tag), and prints, for the Tessera tasks (names "<kind> t<tile> <dir> s<stage>", spaces or
 underscores):
 
-  * time per kind: pack, exchange, unpack, copy (same-node halo), inner, outer
+  * time per kind: pack, exchange, unpack, copy (same-node halo), boundary (ghost fills at a
+    physical face), inner, outer
   * worker utilisation over the makespan
   * the share of exchange time hidden behind computation (inner/outer) on the receiving rank
   * the critical path (longest DependsOn chain by task durations) against the makespan
@@ -46,11 +47,11 @@ import re
 import signal
 import sys
 
-KINDS = ("pack", "exchange", "unpack", "copy", "inner", "outer")
-TASK_KINDS = ("pack", "unpack", "copy", "inner", "outer")
-COLORS = {"pack": "#2b83ba", "exchange": "#fdae61", "unpack": "#abdda4", "copy": "#66c2a5", "inner": "#999999",
+KINDS = ("pack", "exchange", "unpack", "copy", "boundary", "inner", "outer")
+TASK_KINDS = ("pack", "unpack", "copy", "boundary", "inner", "outer")
+COLORS = {"pack": "#2b83ba", "exchange": "#fdae61", "unpack": "#abdda4", "copy": "#66c2a5", "boundary": "#fee08b", "inner": "#999999",
           "outer": "#d7191c", "other": "#6a3d9a"}
-NAME_RE = re.compile(r"^(pack|unpack|copy|inner|outer)[ _]t(\d+)[ _]([-+xyz]+|0)[ _]s(\d+)$")
+NAME_RE = re.compile(r"^(pack|unpack|copy|boundary|inner|outer)[ _]t(\d+)[ _]([-+xyz]+|0)[ _]s(\d+)$")
 NDIRS = 27  # direction index (dx+1) + 3(dy+1) + 9(dz+1); MPI tags are (slot*ntiles+tile)*27+dir
 
 
@@ -716,12 +717,12 @@ def print_report(tr, args, out=sys.stdout):
         100 * es["transfer"]["hidden_share"]))
     P("")
     P("Worker utilisation over the makespan (%.3f ms):" % tr.makespan)
-    P("  rank worker      busy    pack  unpack    copy   inner   outer   other   (% of makespan)")
+    P("  rank worker      busy    pack  unpack    copy boundary  inner   outer   other   (% of makespan)")
     for w in tr.utilisation():
         f = lambda k: 100 * w["by_kind_ms"][k] / tr.makespan if tr.makespan else 0  # noqa: E731
-        P("  %4d %-8s %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%%" % (
+        P("  %4d %-8s %6.1f%% %6.1f%% %6.1f%% %6.1f%% %7.1f%% %6.1f%% %6.1f%% %6.1f%%" % (
             w["rank"], w["name"], 100 * w["utilisation"], f("pack"), f("unpack"), f("copy"),
-            f("inner"), f("outer"), f("other")))
+            f("boundary"), f("inner"), f("outer"), f("other")))
     P("")
     od = tr.outer_delays()
     dl = [x["delay"] for x in od]

@@ -50,6 +50,8 @@ typedef struct {
   int heun, fused, mode_ic;
   double step_dt, limit, u_ref; /* the time step used, the stability limit and its |u| */
   const int *n;                 /* the grid (app settings) */
+  const int *periodic;          /* grid.periodic (app settings) */
+  char bc_u[256];               /* boundary.u: u's conditions, which mu and u_star share */
 } ch_opts;
 
 /* "tess-ch: <key> = <value> (from <source>) <why>" on one rank; -1. */
@@ -64,6 +66,8 @@ static int refuse(const tess_app *app, const char *key, double v, const char *wh
 static int check_settings(tess_app *app, void *ctx) {
   ch_opts *o = ctx;
   o->n = app->s.n;
+  o->periodic = app->periodic;
+  if (tess_app_boundary_check(app, "u", o->bc_u)) return -1;
   if (!(o->m > 0)) return refuse(app, "physics.m", o->m, "is invalid: the mobility must be > 0");
   if (!(o->k > 0))
     return refuse(app, "physics.k", o->k,
@@ -163,6 +167,11 @@ static tess_err build_program(tess_sim_t sim, const ch_opts *o, ch_fields *f) {
     e = add_F(sim, o, f, f->u, -1, f->us, 0, 1);
     if (!e) e = add_F(sim, o, f, f->us, f->u, f->un, 0.5, 0.5);
   }
+  /* no-flux walls are Neumann(0) on u and on mu, whose ghosts the fused kernel forms from u's:
+   * mu and u_star take u's conditions (a mirror of u is one of them) */
+  const int walled[3] = {f->u, f->mu, f->us};
+  for (int i = 0; !e && i < 3; i++)
+    if (walled[i] >= 0) e = tess_sim_set_boundary_spec(sim, walled[i], o->bc_u);
   return e ? e : tess_sim_add_swap(sim, f->u, f->un);
 }
 
@@ -187,8 +196,9 @@ static ch_diag diagnose(const ch_opts *o, const double *u) {
         double grad2 = 0;
         const long nb[3] = {(x + 1) % nx + nx * (y + ny * z), x + nx * ((y + 1) % ny + ny * z),
                             x + nx * (y + ny * ((z + 1) % nz))};
-        for (int i = 0; i < 3; i++)
-          if (o->n[i] > 1) {
+        const long at[3] = {x, y, z};
+        for (int i = 0; i < 3; i++) /* no difference across a physical face (no-flux: none) */
+          if (o->n[i] > 1 && (o->periodic[i] || at[i] < o->n[i] - 1)) {
             const double g = (u[nb[i]] - v) / o->h;
             grad2 += g * g;
           }
@@ -381,6 +391,9 @@ int main(int argc, char **argv) {
                      "ic = mode: periods of the cosine across x"),
       TESS_OPT_ENTRY("init.eps", TESS_OPT_DOUBLE, &o.eps, "eps",
                      "ic = mode: amplitude of the cosine"),
+      TESS_OPT_STRING_ENTRY("boundary.u", o.bc_u, NULL,
+                            "conditions of u (and mu) at the physical faces, e.g. all:neumann(0) "
+                            "for no-flux walls (docs/boundaries.md)"),
       TESS_OPT_STRING_ENTRY("run.scheme", o.scheme, "scheme",
                             "forward Euler or Heun's 2nd-order method", .choices = "euler|heun"),
       TESS_OPT_STRING_ENTRY("run.variant", o.variant, "variant",

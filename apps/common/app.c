@@ -42,6 +42,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
   const tess_opt opts[] = {
       OPT("grid.n", TESS_OPT_INTS3, n, "grid", "global cells nx,ny,nz (nz = 1: 2D)", .min = 1,
           .max = 1 << 20),
+      OPT("grid.periodic", TESS_OPT_STRING, periodic, "periodic",
+          "axes that wrap around: a subset of xyz, or none (the others end in physical faces, "
+          "whose conditions the boundary.<field> settings give; docs/boundaries.md)"),
       OPT("run.steps", TESS_OPT_LONG, steps, "steps", "the step to stop at", .min = 0, .max = 1e12),
       OPT("run.warmup", TESS_OPT_INT, warmup, "warmup", "untimed steps before the timed ones",
           .min = 0, .max = 1e9),
@@ -122,6 +125,7 @@ void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], c
   for (int i = 0; i < 3; i++)
     s->n[i] = n[i];
   s->steps = 100;
+  strcpy(s->periodic, "xyz");
   s->checkpoint_keep = 2;
   snprintf(s->dir, sizeof s->dir, "%s-out", prog);
   strcpy(s->snapshot_vars, "all");
@@ -202,6 +206,11 @@ int tess_app_begin(tess_app *app, const char *prog, const tess_app_settings *def
 #ifdef TESS_SIMGRID
   if (simulate_refuses(app)) return tess_app_refuse(app);
 #endif
+  char msg[256];
+  if (tess_periodic_parse(s->periodic, app->periodic, msg, sizeof msg)) {
+    if (!quiet) fprintf(stderr, "%s: %s\n", prog, msg);
+    return tess_app_refuse(app);
+  }
   /* names were checked against the choices already; these cannot fail */
   tess_mode_parse(s->mode, &app->mode);
   tess_device_parse(s->device, &app->device);
@@ -265,9 +274,38 @@ tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
       (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
       (e = tess_sim_set_precision(sim, app->precision)))
     return e;
+  if ((e = tess_sim_set_periodic(sim, app->periodic))) return e;
   if (app->s.procs[0] || app->s.procs[1] || app->s.procs[2])
     return tess_sim_set_procs(sim, app->s.procs);
   return TESS_OK;
+}
+
+int tess_app_boundary_check(const tess_app *app, const char *field, const char *spec) {
+  tess_bc bc[6];
+  unsigned set;
+  char msg[768];
+  if (tess_bc_parse(spec, field, app->periodic, bc, &set, msg, sizeof msg)) {
+    if (tess_app_prints()) fprintf(stderr, "%s: %s\n", app->prog, msg);
+    return -1;
+  }
+  for (int f = 0; f < 6; f++) {
+    const int axis = f / 2;
+    if (app->periodic[axis] || app->s.n[axis] == 1 || ((set >> f) & 1)) continue;
+    if (tess_app_prints())
+      fprintf(stderr,
+              "%s: field '%s' has no boundary condition on face %s: axis %c is not periodic "
+              "(grid.periodic = %s) (set boundary.%s, e.g. --set 'boundary.%s=%c:dirichlet(0)', "
+              "or make %c periodic)\n",
+              app->prog, field, tess_face_name(f), "xyz"[axis], app -> s.periodic, field, field,
+              "xyz"[axis], "xyz"[axis]);
+    return -1;
+  }
+  return 0;
+}
+
+tess_err tess_app_boundary(tess_app *app, tess_sim_t sim, int field, const char *spec) {
+  (void)app;
+  return tess_sim_set_boundary_spec(sim, field, spec);
 }
 
 static int check_vars(const tess_app *app);

@@ -39,6 +39,7 @@
 /* The settings every app has, by section. */
 typedef struct {
   int n[3];                    /* grid.n */
+  char periodic[8];            /* grid.periodic: a subset of xyz, or none */
   long steps;                  /* run.steps: the step to stop at */
   int warmup;                  /* run.warmup: steps before the timed chunks */
   int check_every;             /* run.check_every: finite checks (0: at outputs only) */
@@ -72,6 +73,7 @@ typedef struct {
   int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
   int agreed; /* 0: setting up; 1: every rank is set up; -(exit code): every rank knows it failed */
   int stopped_by; /* the signal (SIGTERM, SIGINT) that stopped the run after its checkpoint */
+  int periodic[3]; /* grid.periodic, parsed */
 } tess_app;
 
 /* What an app gives the loop. Callbacks are collective (every rank calls them at the same
@@ -163,6 +165,15 @@ tess_err tess_app_sim(tess_app *app, const double h[3], tess_sim_t *sim);
  * elsewhere) as <output.dir>/<name>.png, colours over [-lim, lim], grids narrower than 256 cells
  * magnified to about 512 pixels. Collective: 0 on every rank, or -1 after rank 0's message. */
 int tess_app_png(const tess_app *app, const double *all, const char *name, double lim);
+
+/* Before MPI (an app's settings check, also of a dry run): spec, the value of boundary.<field>,
+ * against grid.periodic; the field is read across every axis of extent > 1, so each of its
+ * faces on a non-periodic such axis needs a condition. 0, or -1 after a message naming the bad
+ * part, printed where tess_app_prints() (the app then exits 2). */
+int tess_app_boundary_check(const tess_app *app, const char *field, const char *spec);
+/* The conditions of spec for every component of field (after tess_app_configure set the
+ * periodicity). */
+tess_err tess_app_boundary(tess_app *app, tess_sim_t sim, int field, const char *spec);
 
 /* "name" of component comp of field (from the loop's variables), for messages. */
 const char *tess_app_var_name(const tess_app_loop *loop, int field, int comp, char *buf,

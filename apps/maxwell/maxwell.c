@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app.h"
 #include "maxwell.h"
@@ -17,8 +18,23 @@ typedef struct {
   double eps, mu, cfl;
   int wave[3], u, root;
   char init[8];
+  char walls[8]; /* boundary.walls: none | pec */
   const int *n;
 } mw;
+
+/* boundary.walls = pec: perfectly conducting walls at the faces of the non-periodic axes:
+ * tangential E and normal H (B) odd (zero on the wall), normal E and tangential H even. */
+static tess_err set_pec(tess_sim_t sim, int u, const int periodic[3]) {
+  for (int face = 0; face < 6; face++)
+    for (int c = 0; !periodic[face / 2] && c < 6; c++) {
+      const int along = c % 3 == face / 2; /* the component normal to the face */
+      const int odd = c < 3 ? !along : along;
+      const tess_bc bc = {odd ? TESS_BC_ANTISYMMETRIC : TESS_BC_SYMMETRIC, 0, NULL, NULL};
+      tess_err e = tess_sim_set_boundary(sim, u, c, face, &bc);
+      if (e) return e;
+    }
+  return TESS_OK;
+}
 
 /* A reproducible number in [-0.5, 0.5) for global cell g and component c. */
 static double noise(const long g[3], int c) {
@@ -41,6 +57,10 @@ static double d1(const mw *m, const long g[3], int c, int a) {
 /* wave: E = (ky, -kx, 0)/|k| cos(k.x), H = k/|k| x E sqrt(eps/mu) = -sqrt(eps/mu) z cos(k.x) */
 static double init(const long g[3], int comp, void *ctx) {
   const mw *m = ctx;
+  if (!strcmp(m->init, "cavity")) /* cavity: E_z = sin(pi l x) sin(pi m y), H = 0: a TM_lm mode */
+    return comp != 2 ? 0.0
+                     : sin(3.141592653589793 * m->wave[0] * (g[0] + 0.5) / m->n[0]) *
+                           sin(3.141592653589793 * m->wave[1] * (g[1] + 0.5) / m->n[1]);
   const int i = comp % 3, j = (i + 1) % 3, k = (i + 2) % 3, f = comp < 3 ? 0 : 3;
   if (m->init[0] == 'c') return d1(m, g, f + k, j) - d1(m, g, f + j, k); /* (curl A)_i */
   const double kx = m->wave[0], ky = m->wave[1], kk = sqrt(kx * kx + ky * ky);
@@ -66,7 +86,18 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
 /* The settings checks before MPI starts (also of a dry run): 0, or 1 after a message. */
 static int check(tess_app *app, void *ctx) {
   const mw *m = ctx;
-  if (m->init[0] == 'w' && (m->wave[2] || (!m->wave[0] && !m->wave[1]))) {
+  int walled = 0;
+  for (int i = 0; i < 3; i++)
+    walled |= !app->periodic[i] && app->s.n[i] > 1;
+  if (walled == !strcmp(m->walls, "none")) {
+    if (tess_app_prints())
+      fprintf(stderr, "tess-maxwell: %s (grid.periodic = %s)\n",
+              walled ? "boundary.walls = none, but some axis is not periodic (use pec)"
+                     : "boundary.walls = pec, but every axis is periodic",
+              app->s.periodic);
+    return 1;
+  }
+  if (m->init[0] != 'c' && (m->wave[2] || (!m->wave[0] && !m->wave[1]))) {
     if (tess_app_prints())
       fprintf(stderr,
               "tess-maxwell: init.wave = %d,%d,%d is not supported (allowed: a wave in the "
@@ -110,7 +141,8 @@ static int run(tess_app *app, void *ctx) {
   tess_sim_t sim = NULL;
   int old;
   if (tess_app_sim(app, h, &sim) || tess_sim_add_field(sim, "u", 6, &m->u) ||
-      tess_sim_add_field(sim, "u_old", 6, &old))
+      tess_sim_add_field(sim, "u_old", 6, &old) ||
+      (strcmp(m->walls, "none") && set_pec(sim, m->u, app->periodic)))
     return 1;
   for (int s = 0; s < 3; s++) { /* RK3: in = u^k (stencil), out = u^(k-1) (at the cell) */
     const tess_maxwell_params p = {m->eps, m->mu, dt, s};
@@ -138,19 +170,26 @@ static int run(tess_app *app, void *ctx) {
 
 int main(int argc, char **argv) {
   static mw m; /* the defaults, set on every call (the settings fuzzer calls main repeatedly) */
-  m = (mw){.eps = 1, .mu = 1, .cfl = 0.3, .wave = {1, 0, 0}, .init = "wave"};
+  m = (mw){.eps = 1, .mu = 1, .cfl = 0.3, .wave = {1, 0, 0}, .init = "wave", .walls = "none"};
   const tess_opt opts[] = {
       TESS_OPT_ENTRY("physics.eps", TESS_OPT_DOUBLE, &m.eps, "eps", "permittivity",
                      TESS_OPT_POSITIVE),
       TESS_OPT_ENTRY("physics.mu", TESS_OPT_DOUBLE, &m.mu, "mu", "permeability", TESS_OPT_POSITIVE),
       TESS_OPT_ENTRY("run.cfl", TESS_OPT_DOUBLE, &m.cfl, "cfl", "dt = cfl h_min / c (RK3: <= 0.6)",
                      .min = 0, .max = 0.6, .open = TESS_OPT_OPEN_MIN),
-      TESS_OPT_STRING_ENTRY("init.kind", m.init, "init", "wave or curl (random, divergence-free)",
-                            .choices = "wave|curl"),
+      TESS_OPT_STRING_ENTRY("init.kind", m.init, "init",
+                            "wave, curl (random, divergence-free) or cavity (E_z = sin(pi l x) "
+                            "sin(pi m y), l,m = init.wave: a mode between PEC walls)",
+                            .choices = "wave|curl|cavity"),
+      TESS_OPT_STRING_ENTRY("boundary.walls", m.walls, NULL,
+                            "walls at the faces of the non-periodic axes: none, or pec (perfect "
+                            "conductor; docs/boundaries.md)",
+                            .choices = "none|pec"),
       TESS_OPT_ENTRY("init.wave", TESS_OPT_INTS3, m.wave, "wave",
                      "plane wave: periods per box along x,y (z: 0)", .min = -1024, .max = 1024),
   };
   tess_app_settings d;
   tess_app_defaults(&d, "tess-maxwell", (const int[3]){32, 32, 32}, "E,H");
-  return tess_app_main("tess-maxwell", &d, opts, 5, NULL, check, run, &m, argc, argv);
+  return tess_app_main("tess-maxwell", &d, opts, sizeof opts / sizeof *opts, NULL, check, run, &m,
+                       argc, argv);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app.h"
 #include "mhd_program.h"
@@ -27,7 +28,42 @@ typedef struct {
   tess_mhd_params p;
   tess_mhd_ic ic_opts; /* amp, mode, backgrounds */
   const int *n;        /* the grid (app settings) */
+  char walls[16];      /* boundary.walls: none | slip (the faces of the non-periodic axes) */
 } mhd_opts;
+
+/* boundary.walls = slip: at every physical face, a free-slip, perfectly conducting,
+ * impermeable wall, per component (Astaroth's boundconds): the normal velocity and the
+ * tangential vector potential odd (antisymmetric: u_n = 0, tangential E = 0), everything else
+ * even (symmetric: no flux of mass, entropy and tangential momentum; B_n = 0 follows). */
+static tess_err set_walls(tess_sim_t sim, int state, const int periodic[3]) {
+  for (int face = 0; face < 6; face++) {
+    const int axis = face / 2;
+    if (periodic[axis]) continue;
+    for (int c = 0; c < TESS_MHD_NC; c++) {
+      const int un = c == TESS_MHD_UX + axis, at = c >= TESS_MHD_AX && c != TESS_MHD_AX + axis;
+      const tess_bc bc = {un || at ? TESS_BC_ANTISYMMETRIC : TESS_BC_SYMMETRIC, 0, NULL, NULL};
+      tess_err e = tess_sim_set_boundary(sim, state, c, face, &bc);
+      if (e) return e;
+    }
+  }
+  return TESS_OK;
+}
+
+/* A grid with physical faces needs boundary.walls (and walls need one). */
+static int check_settings(tess_app *app, void *ctx) {
+  const mhd_opts *o = ctx;
+  int walled = 0;
+  for (int i = 0; i < 3; i++)
+    walled |= !app->periodic[i] && app->s.n[i] > 1;
+  if (walled == !strcmp(o->walls, "none") && tess_app_prints())
+    fprintf(stderr,
+            PROG ": %s (grid.periodic = %s; boundary.walls = slip puts a free-slip, perfectly "
+                 "conducting wall on every face of a non-periodic axis)\n",
+            walled ? "boundary.walls = none, but some axis is not periodic"
+                   : "boundary.walls = slip, but every axis is periodic",
+            app->s.periodic);
+  return walled == !strcmp(o->walls, "none") ? -1 : 0;
+}
 
 /* ---- diagnostics on rank 0 ------------------------------------------------------------------ */
 
@@ -193,6 +229,7 @@ static int run(tess_app *app, void *ctx) {
   CALL(tess_app_sim(app, o->h, &sim));
   CALL(tess_sim_add_field(sim, "state", TESS_MHD_NC, &m.state));
   CALL(tess_sim_add_field(sim, "state_out", TESS_MHD_NC, &out));
+  if (strcmp(o->walls, "none")) CALL(set_walls(sim, m.state, app->periodic));
   tess_mhd_params p = o->p;
   p.dt = 0; /* the kernel takes tess_sim_run's dt: fixed or CFL-limited */
   CALL(tess_mhd_add_rk3(sim, m.state, out, &p));
@@ -252,6 +289,7 @@ int main(int argc, char **argv) {
                  .cdtv = TESS_MHD_CDTV,
                  .cfl_every = 10,
                  .ic = "sound",
+                 .walls = "none",
                  .seed = 1,
                  .h = {h, h, h}};
   o.p = (tess_mhd_params)TESS_MHD_PARAMS_DEFAULT;
@@ -287,6 +325,10 @@ int main(int argc, char **argv) {
                      "Kolmogorov forcing amplitude (0: off)", TESS_OPT_NONNEGATIVE),
       TESS_OPT_ENTRY("physics.force_k", TESS_OPT_INT, &o.p.force_k, NULL,
                      "forcing wave number (periods across x)", .min = 1, .max = 1 << 20),
+      TESS_OPT_STRING_ENTRY("boundary.walls", o.walls, NULL,
+                            "walls at the faces of the non-periodic axes (grid.periodic): none, "
+                            "or slip (free-slip, perfectly conducting; docs/boundaries.md)",
+                            .choices = "none|slip"),
       TESS_OPT_STRING_ENTRY("init.ic", o.ic, NULL, "initial condition",
                             .choices = "random|sound|alfven|abc"),
       TESS_OPT_ENTRY("init.seed", TESS_OPT_LONG, &o.seed, NULL, "random IC seed", .min = 0,
@@ -309,5 +351,6 @@ int main(int argc, char **argv) {
   tess_app_settings d;
   tess_app_defaults(&d, PROG, (const int[3]){64, 64, 64}, "lnrho,u,ss,A");
   d.every = 10;
-  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, NULL, run, &o, argc, argv);
+  return tess_app_main(PROG, &d, opts, sizeof opts / sizeof *opts, NULL, check_settings, run, &o,
+                       argc, argv);
 }

@@ -43,10 +43,14 @@ static int64_t tess_cells(const int n[3], const int p[3], const int ext[3]) {
 
 /* Eq. 7 without its factor 2 (it does not change the argmin), or Eq. 12's Q_inter. An axis of
  * extent 1 is a 2D/1D problem: it has no halo at all. */
-static int64_t tess_cost(const int n[3], const int p[3], const int r[3], tess_cost_kind kind) {
+static int64_t tess_cost(const int n[3], const int p[3], const int r[3], const int periodic[3],
+                         tess_cost_kind kind) {
   int halo[3], inner[3];
   for (int i = 0; i < 3; i++) {
-    halo[i] = n[i] > 1 ? 2 * r[i] : 0;
+    /* a non-periodic axis has no halo at its two physical faces: the worst block has halos on
+     * both sides only from 3 blocks on, on one side with 2, on none when the axis is not cut */
+    const int sides = periodic[i] ? 2 : p[i] >= 3 ? 2 : p[i] - 1;
+    halo[i] = n[i] > 1 ? sides * r[i] : 0;
     /* C_N' for the node level; C_L'' for tiles: only cut axes give a neighbour tile in the same
      * node, reached over the cheaper intra-node links, and only on r cells per side. */
     inner[i] = kind == TESS_COST_TILES && p[i] >= 2 ? r[i] : 0;
@@ -72,22 +76,30 @@ static int64_t tess_cost_gpu(const int n[3], const int p[3], const int r[3]) {
 }
 
 /* gpu: rank by tess_cost_gpu first, then by the paper's cost. */
-static int tess_decomp_best(const int n[3], int count, const int radius[3], tess_cost_kind kind,
-                            int gpu, int p[3]) {
+static int tess_decomp_best(const int n[3], int count, const int radius[3], const int periodic[3],
+                            tess_cost_kind kind, int gpu, int p[3]) {
   if (count < 1 || radius[0] < 0 || radius[1] < 0 || radius[2] < 0 || n[0] < 1 || n[1] < 1 ||
       n[2] < 1)
     return -1;
   int found = 0;
   int64_t best = 0, best_gpu = 0;
+  int best_thin = 0;
   for (int p0 = count; p0 >= 1; p0--) {
     if (count % p0 || n[0] % p0) continue;
     int rest = count / p0;
     for (int p1 = rest; p1 >= 1; p1--) {
       if (rest % p1 || n[1] % p1 || n[2] % (rest / p1)) continue;
       const int q[3] = {p0, p1, rest / p1};
-      const int64_t cost = tess_cost(n, q, radius, kind);
+      /* a block thinner than 2 r_i across a cut axis is refused by the runtime: any block
+       * that fits ranks before it */
+      int thin = 0;
+      for (int i = 0; i < 3; i++)
+        thin |= q[i] >= 2 && n[i] / q[i] < 2 * radius[i];
+      const int64_t cost = tess_cost(n, q, radius, periodic, kind);
       const int64_t cost_gpu = gpu ? tess_cost_gpu(n, q, radius) : 0;
-      if (!found || cost_gpu < best_gpu || (cost_gpu == best_gpu && cost < best)) {
+      if (!found || thin < best_thin || (thin == best_thin && cost_gpu < best_gpu) ||
+          (thin == best_thin && cost_gpu == best_gpu && cost < best)) {
+        best_thin = thin;
         found = 1;
         best = cost;
         best_gpu = cost_gpu;
@@ -99,22 +111,34 @@ static int tess_decomp_best(const int n[3], int count, const int radius[3], tess
   return found ? 0 : -1;
 }
 
+static const int all_periodic[3] = {1, 1, 1};
+
 int tess_decomp_procs(const int n[3], int count, int radius, int p[3]) {
   const int r[3] = {radius, radius, radius};
-  return tess_decomp_best(n, count, r, TESS_COST_PROCS, 0, p);
+  return tess_decomp_best(n, count, r, all_periodic, TESS_COST_PROCS, 0, p);
 }
 
 int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]) {
   const int r[3] = {radius, radius, radius};
-  return tess_decomp_best(n, count, r, TESS_COST_TILES, 0, p);
+  return tess_decomp_best(n, count, r, all_periodic, TESS_COST_TILES, 0, p);
 }
 
 int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int gpu, int p[3]) {
-  return tess_decomp_best(n, count, r, TESS_COST_PROCS, gpu, p);
+  return tess_decomp_best(n, count, r, all_periodic, TESS_COST_PROCS, gpu, p);
 }
 
 int tess_decomp_tiles_axes(const int n[3], int count, const int r[3], int gpu, int p[3]) {
-  return tess_decomp_best(n, count, r, TESS_COST_TILES, gpu, p);
+  return tess_decomp_best(n, count, r, all_periodic, TESS_COST_TILES, gpu, p);
+}
+
+int tess_decomp_procs_walls(const int n[3], int count, const int r[3], const int periodic[3],
+                            int gpu, int p[3]) {
+  return tess_decomp_best(n, count, r, periodic, TESS_COST_PROCS, gpu, p);
+}
+
+int tess_decomp_tiles_walls(const int n[3], int count, const int r[3], const int periodic[3],
+                            int gpu, int p[3]) {
+  return tess_decomp_best(n, count, r, periodic, TESS_COST_TILES, gpu, p);
 }
 
 static int tess_is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }

@@ -30,6 +30,18 @@ int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]);
 int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int gpu, int p[3]);
 int tess_decomp_tiles_axes(const int n[3], int count, const int r[3], int gpu, int p[3]);
 
+/* Every grid choice ranks first the candidates whose blocks are at least 2 r_i thick across
+ * each cut axis (the runtime refuses thinner ones), then by the costs below. */
+
+/* The same where the axes with periodic[i] = 0 end in physical faces: a block at such a face
+ * has no halo there, so the worst block along that axis has 2 r_i halo cells with 3 or more
+ * blocks, r_i with 2, none with 1 (the periodic cost counts 2 r_i always: the wrap-around is a
+ * halo too). For tiles, pass as walled only the axes the rank's block spans whole. */
+int tess_decomp_procs_walls(const int n[3], int count, const int r[3], const int periodic[3],
+                            int gpu, int p[3]);
+int tess_decomp_tiles_walls(const int n[3], int count, const int r[3], const int periodic[3],
+                            int gpu, int p[3]);
+
 /* 1 if every p_i is a power of two (1 included), else 0. */
 int tess_decomp_is_pow2(const int p[3]);
 

@@ -22,6 +22,7 @@
 
 #include <starpu_mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pack.h"
 
@@ -53,11 +54,25 @@ static int input_moves(const tess_sim_t sim, const tess_op *op, int k, const tes
   return n;
 }
 
+/* The fills of a physical link l of tile x for the stale inputs of op (moves NULL: count). */
+static int fill_moves(const tess_sim_t sim, const tess_op *op, const tess_link *l,
+                      const tess_tile *x, tess_moves *mv) {
+  int n = 0;
+  for (int k = 0; k < op->stage.nin; k++)
+    if (((op->in_stale >> k) & 1) && ((op->in_dirs[k] >> l->rep) & 1))
+      n += tess_boundary_moves(sim, op, k, x, l->rep, mv);
+  return n;
+}
+
 /* Moves and elements (per component count) link l carries for the inputs in `set` of op. */
 static int link_moves(const tess_sim_t sim, const tess_op *op, uint32_t set, const tess_link *l,
                       long *elements) {
   int n = 0;
   long e = 0;
+  if (l->physical) { /* never buffered: only counted for the task that fills */
+    if (elements) *elements = 0;
+    return fill_moves(sim, op, l, &sim->tile[l->dst_local], NULL);
+  }
   for (int k = 0; k < op->stage.nin; k++) {
     if (!((set >> k) & 1)) continue;
     tess_boxmove mv[TESS_MAX_LINKS];
@@ -97,6 +112,7 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
     for (int b = 0; b < nb; b++) {
       const tess_boxmove *bm = &bms[b];
       tess_move *m = &mv->m[mv->n++];
+      memset(m, 0, sizeof *m); /* a copy: bc.kind 0 */
       m->nc = f->nc;
       for (int i = 0; i < 3; i++)
         m->ext[i] = bm->ext[i];
@@ -124,13 +140,26 @@ static void add_halo_token(const tess_sim_t sim, const tess_op *op, const tess_t
       tess_task_spec_add(spec, x->slot[sim->field[op->stage.in[k]].slot].halo[link], STARPU_W);
 }
 
+/* Physical links of a tile in the order their fills must run: faces, edges, corners (an edge
+ * fill reads the face ghosts of its other axis, boundary.c). Returns the count. */
+static int fills_in_order(const tess_plan *p, int *order) {
+  int n = 0;
+  for (int nz = 1; nz <= 3; nz++)
+    for (int k = 0; k < p->nin; k++) {
+      int h[3];
+      tess_dir_vector(p->in[k].rep, h);
+      if (p->in[k].physical && (h[0] != 0) + (h[1] != 0) + (h[2] != 0) == nz) order[n++] = k;
+    }
+  return n;
+}
+
 int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x, tess_moves *moves,
                     tess_task_spec *spec) {
   int n = 0;
   const tess_plan *p = x->plan;
   for (int k = 0; op->in_stale && k < p->nin; k++) {
     const tess_link *l = &p->in[k];
-    const int nl = l->buffered ? 0 : link_moves(sim, op, op->in_stale, l, NULL);
+    const int nl = l->buffered || l->physical ? 0 : link_moves(sim, op, op->in_stale, l, NULL);
     if (!nl) continue;
     n += nl;
     if (moves) add_moves(sim, op, l, FILL, moves);
@@ -139,7 +168,61 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
       if (p->nclass > 1) add_halo_token(sim, op, x, k, spec);
     }
   }
+  /* a tile of one class fills its physical faces here too, after the copies (an edge fill may
+   * read their cells); with several classes each face is a task of its own (boundary tasks) */
+  int order[TESS_MAX_LINKS];
+  const int nf = op->in_stale && p->nclass == 1 ? fills_in_order(p, order) : 0;
+  for (int i = 0; i < nf; i++) {
+    const tess_link *l = &p->in[order[i]];
+    const int nl = fill_moves(sim, op, l, x, NULL);
+    if (!nl) continue;
+    n += nl;
+    if (moves) fill_moves(sim, op, l, x, moves);
+    if (spec) add_source_tokens(sim, op, l, spec);
+  }
   return n;
+}
+
+/* The boundary tasks of the tiles of several classes: one per physical halo direction, after
+ * the copies and unpacks (submitted first), faces before edges before corners. Each reads the
+ * classes whose owned cells it mirrors and the halo tokens of the ghosts it extends, and writes
+ * its own halo token, which the classes reading that direction wait for. */
+static tess_err submit_fills(tess_sim_t sim, int op_index, const tess_op *op) {
+  for (int t = 0; t < sim->ntiles; t++) {
+    tess_tile *x = &sim->tile[t];
+    const tess_plan *p = x->plan;
+    int order[TESS_MAX_LINKS];
+    const int nf = p->nclass > 1 ? fills_in_order(p, order) : 0;
+    for (int i = 0; i < nf; i++) {
+      const int k = order[i];
+      const tess_link *l = &p->in[k];
+      const int nm = fill_moves(sim, op, l, x, NULL);
+      if (!nm) continue;
+      tess_moves *mv = tess_moves_new(nm, (int)sim->esize);
+      TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate ghost fills");
+      fill_moves(sim, op, l, x, mv);
+      tess_task_spec spec = {.cl = &tess_boundary_cl,
+                             .arg = mv,
+                             .arg_size = tess_moves_bytes(mv),
+                             .priority = TESS_PRIO_HALO,
+                             .tile = x,
+                             .kind = TESS_TASK_BOUNDARY,
+                             .log_tile = x->id,
+                             .dir = l->rep,
+                             .dirs = l->dirs,
+                             .stage = op_index};
+      add_source_tokens(sim, op, l, &spec);
+      for (int j = 0; j < p->nin; j++)
+        if ((l->pre >> j) & 1)
+          for (int q = 0; q < op->stage.nin; q++)
+            if ((op->in_stale >> q) & 1)
+              tess_task_spec_add(&spec, x->slot[sim->field[op->stage.in[q]].slot].halo[j],
+                                 STARPU_R);
+      add_halo_token(sim, op, x, k, &spec);
+      TESS_CALL(tess_task_submit(sim, &spec));
+    }
+  }
+  return TESS_OK;
 }
 
 /* The link's buffer for stage op, sized for the `count` elements of the inputs it refreshes now
@@ -252,7 +335,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
     uint32_t dirs = 0;
     for (int k = 0; k < x->plan->nin; k++)
-      dirs |= x->plan->in[k].buffered ? 0 : x->plan->in[k].dirs;
+      dirs |= x->plan->in[k].buffered || x->plan->in[k].physical ? 0 : x->plan->in[k].dirs;
     tess_task_spec spec = {.cl = &tess_fill_cl,
                            .arg = mv,
                            .arg_size = tess_moves_bytes(mv),
@@ -266,5 +349,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     tess_halo_local(sim, op, x, mv, &spec);
     TESS_CALL(tess_task_submit(sim, &spec));
   }
-  return TESS_OK;
+
+  /* 4. ghost fills at physical faces of tiles of several classes */
+  return submit_fills(sim, op_index, op);
 }

@@ -16,7 +16,8 @@
   X(TESS_TASK_UNPACK, 0xabdda4)   /* green */                                                      \
   X(TESS_TASK_COPY, 0x66c2a5)     /* teal: a same-node pack + unpack in one */                     \
   X(TESS_TASK_INNER, 0x999999)    /* grey: the bulk */                                             \
-  X(TESS_TASK_OUTER, 0xd7191c)    /* red: the critical path */
+  X(TESS_TASK_OUTER, 0xd7191c)    /* red: the critical path */                                     \
+  X(TESS_TASK_BOUNDARY, 0xfee08b) /* yellow: ghost fills at a physical face */
 
 unsigned tess_task_kind_color(tess_task_kind k) {
 #define X_COLOR(kind, rgb)                                                                         \

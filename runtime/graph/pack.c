@@ -47,6 +47,10 @@ void tess_moves_cpu(const tess_moves *l, void *buf) {
   for (int i = 0; i < l->n; i++) {
     const tess_move *m = &l->m[i];
     if (!tess_move_count(m)) continue;
+    if (m->bc.kind) {
+      tess_bcfill_cpu(m, l->esize);
+      continue;
+    }
     const size_t len = (size_t)m->ext[0] * l->esize;
     for (int z = 0; z < m->ext[2]; z++)
       for (int y = 0; y < m->ext[1]; y++)
@@ -96,6 +100,7 @@ static uint32_t moves_footprint(struct starpu_task *task) {
 MOVES_MODEL(pack_model, "tess_pack");
 MOVES_MODEL(unpack_model, "tess_unpack");
 MOVES_MODEL(fill_model, "tess_fill");
+MOVES_MODEL(boundary_model, "tess_boundary");
 
 #if defined(TESS_HAVE_CUDA) || defined(TESS_SIMGRID)
 #define MOVES_CUDA                                                                                 \
@@ -113,3 +118,4 @@ MOVES_MODEL(fill_model, "tess_fill");
 MOVES_CODELET(tess_pack_cl, "pack", 0x2b83ba, pack_model);
 MOVES_CODELET(tess_unpack_cl, "unpack", 0xabdda4, unpack_model);
 MOVES_CODELET(tess_fill_cl, "fill", 0x66c2a5, fill_model);
+MOVES_CODELET(tess_boundary_cl, "boundary", 0xfee08b, boundary_model);

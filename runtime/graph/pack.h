@@ -38,10 +38,29 @@ typedef struct {
   int lo[3];
 } tess_side;
 
+/* A ghost fill at a physical face (boundary.c), in place of a copy when kind != 0: the dst box
+ * (ghost cells of one component) is computed from the same tile's cells along the normal:
+ * ghost k = side (x_axis - face) >= 1 from u_j, the cell at face - side j (owned cells, or for an
+ * edge or corner the ghosts another fill or copy wrote first). */
+typedef struct {
+  int kind;             /* tess_bc_kind; 0 (TESS_BC_NONE): the move is a copy */
+  int axis, side, face; /* normal axis, -1 low / +1 high face, padded index of u_0 */
+  int comp;             /* the component filled */
+  double value;         /* dirichlet: the face value; neumann: h times the outward derivative */
+  /* function kind (CPU tiles): fn(x, comp, t, ctx) with x the face point of each ghost row */
+  double (*fn)(const double x[3], int comp, double t, void *ctx);
+  void *ctx;
+  double t, h[3];
+  long origin[3];  /* global index of the tile's padded cell (0, 0, 0) */
+  long n[3];       /* the grid, for the face coordinate n h */
+  int periodic[3]; /* tangential axes to wrap the ghost's position along */
+} tess_bcfill;
+
 typedef struct {
   tess_side src, dst;
   int ext[3]; /* box extent; an empty box (some ext <= 0) is a no-op */
   int nc;     /* components; both arrays have nc components per row */
+  tess_bcfill bc;
 } tess_move;
 
 /* A list of moves of esize-byte elements (8: double, 4: float; copies are bitwise), one task's
@@ -72,10 +91,14 @@ void tess_simgrid_task_placeholder(void *buffers[], void *arg);
 #define TESS_SIM_CUDA(f) tess_simgrid_task_placeholder
 #endif
 
+/* One ghost fill move (m->bc.kind != 0) on the CPU (boundary.c). */
+void tess_bcfill_cpu(const tess_move *m, int esize);
 #ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */
 void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s);
+/* One ghost fill move on stream s (boundary_cuda.cu). */
+void tess_bcfill_cuda(const tess_move *m, int esize, cudaStream_t s);
 #endif
 
 /* Codelets (nbuffers = STARPU_VARIABLE_NBUFFERS, so every task sets its own modes), cl_arg a
@@ -88,6 +111,9 @@ void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s);
 extern struct starpu_codelet tess_pack_cl;
 extern struct starpu_codelet tess_unpack_cl;
 extern struct starpu_codelet tess_fill_cl;
+/* tess_boundary_cl: ghost fills at a physical face (moves with bc.kind != 0), dependency-only
+ * handles. */
+extern struct starpu_codelet tess_boundary_cl;
 
 #ifdef __cplusplus
 }

@@ -106,6 +106,17 @@ extern "C" void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s) 
     if (i == l->n) break;
     const tess_move *m = &l->m[i];
     if (!tess_move_count(m)) continue;
+    if (m->bc.kind) { /* after the copies before it (an edge fill reads them): in list order */
+      if (ch.n > 0) {
+        if (l->esize == 4)
+          launch<unsigned>(ch, s);
+        else
+          launch<unsigned long long>(ch, s);
+        ch.n = 0;
+      }
+      tess_bcfill_cuda(m, l->esize, s);
+      continue;
+    }
     /* rows are 32-bit: a box of 2^32 rows (of all components) would be a tile of ~10^12 cells */
     const size_t rows = (size_t)m->nc * (size_t)m->ext[1] * (size_t)m->ext[2];
     if (rows > UINT_MAX) STARPU_ABORT_MSG("a halo box of %zu rows is too large", rows);

@@ -64,6 +64,32 @@ static int links_of(const tess_sim_t sim, const int xc[3], uint32_t need, tess_l
     tess_box hb, sb;
     tess_halo_box(sim->tn, sim->ghost, hv, &hb);
     if (h == TESS_DIR_CENTER || !((need >> h) & 1) || tess_box_empty(&hb)) continue;
+    int axis;
+    if (tess_boundary_physical(sim, xc, hv, &axis)) {
+      /* a physical face: a link of its own, from the tile itself, whose moves are fills
+       * (boundary.c); its source box, for the classes it reads: the owned cells along the
+       * normal, as deep as the ghosts and at least 2 (outflow reads u_0 and u_1) */
+      tess_link *l = &link[n];
+      memset(l, 0, sizeof *l);
+      l->dst_gid = l->src_gid = xgid;
+      l->dst_rank = l->src_rank = xrank;
+      l->dst_local = l->src_local = xrank == sim->rank ? xl : -1;
+      l->physical = 1;
+      l->rep = h;
+      l->dirs = 1u << h;
+      l->nmove = 1;
+      const int depth = hb.hi[axis] - hb.lo[axis] > 2 ? hb.hi[axis] - hb.lo[axis] : 2;
+      for (int i = 0; i < 3; i++) {
+        l->mv[0].src_lo[i] = l->mv[0].dst_lo[i] = hb.lo[i];
+        l->mv[0].ext[i] = hb.hi[i] - hb.lo[i];
+      }
+      l->mv[0].src_lo[axis] = hv[axis] < 0 ? sim->ghost[axis] : hb.lo[axis] - depth;
+      l->mv[0].ext[axis] = depth;
+      l->volume = tess_box_cells(&hb);
+      if (dir_link) dir_link[h] = n;
+      n++;
+      continue;
+    }
     for (int i = 0; i < 3; i++)
       d[i] = -hv[i];
     tess_send_box(sim->tn, sim->ghost, d, &sb);
@@ -71,7 +97,8 @@ static int links_of(const tess_sim_t sim, const int xc[3], uint32_t need, tess_l
     const int ngid = gid_of(sim, nc3), nrank = tess_sim_tile_owner(sim, nc3, &nl);
     const int held = delayed(sim, xgid, h);
     int k = 0;
-    while (k < n && !(link[k].src_gid == ngid && !held && !delayed(sim, xgid, link[k].rep)))
+    while (k < n && !(link[k].src_gid == ngid && !link[k].physical && !held &&
+                      !delayed(sim, xgid, link[k].rep)))
       k++;
     if (k == n) {
       tess_link *l = &link[n++];
@@ -99,6 +126,15 @@ static int links_of(const tess_sim_t sim, const int xc[3], uint32_t need, tess_l
   }
   for (int k = 0; k < n; k++)
     tess_boxmoves_merge(link[k].mv, &link[k].nmove);
+  /* an edge or corner fill reads the ghosts of its direction without the fill's axis */
+  for (int k = 0; dir_link && k < n; k++) {
+    int hv[3], axis;
+    tess_dir_vector(link[k].rep, hv);
+    if (!link[k].physical || !tess_boundary_physical(sim, xc, hv, &axis)) continue;
+    hv[axis] = 0;
+    const int from = tess_dir_index(hv);
+    if (from != TESS_DIR_CENTER && dir_link[from] >= 0) link[k].pre |= 1u << dir_link[from];
+  }
   return n;
 }
 
@@ -277,17 +313,64 @@ void tess_plan_describe(const tess_sim_t sim) {
   for (int t = 0; t < sim->ntiles; t++) {
     const tess_plan *p = sim->tile[t].plan;
     int local = 0, buffered = 0, packs = p->nout;
+    int walls = 0;
     for (int k = 0; k < p->nin; k++) {
+      if (p->in[k].physical) {
+        walls++;
+        continue;
+      }
       p->in[k].buffered ? buffered++ : local++;
       packs += p->in[k].buffered && p->in[k].src_local >= 0;
     }
     const int fill = p->nclass > 1 && local > 0;
     tess_log(TESS_LOG_INFO,
-             "plan: tile %d: %d class(es), %d local + %d buffered link(s) in, %d out; tasks per "
-             "exchanging stage: %d compute + %d fill + %d unpack + %d pack = %d",
-             sim->tile[t].id, p->nclass, local, buffered, p->nout, p->nclass, fill, buffered, packs,
-             p->nclass + fill + buffered + packs);
+             "plan: tile %d: %d class(es), %d local + %d buffered link(s) in, %d out, %d "
+             "physical halo direction(s); tasks per exchanging stage: %d compute + %d fill + %d "
+             "unpack + %d pack + %d boundary = %d",
+             sim->tile[t].id, p->nclass, local, buffered, p->nout, walls, p->nclass, fill, buffered,
+             packs, p->nclass > 1 ? walls : 0,
+             p->nclass + fill + buffered + packs + (p->nclass > 1 ? walls : 0));
   }
+}
+
+tess_err tess_plan_check_writers(struct tess_sim_s *sim) {
+  uint32_t need = 0;
+  for (int o = 0; o < sim->nops; o++)
+    if (sim->op[o]->kind == TESS_OP_STAGE) need |= sim->op[o]->halo_dirs;
+  for (int t = 0; t < sim->ntiles; t++) {
+    const tess_plan *p = sim->tile[t].plan;
+    for (int d = 0; d < TESS_NDIRS; d++) {
+      int h[3], writers = 0;
+      tess_dir_vector(d, h);
+      tess_box hb;
+      tess_halo_box(sim->tn, sim->ghost, h, &hb);
+      if (d == TESS_DIR_CENTER || !((need >> d) & 1) || tess_box_empty(&hb)) continue;
+      for (int k = 0; k < p->nin; k++)
+        writers += (p->in[k].dirs >> d) & 1;
+      TESS_CHECK(writers == 1 && p->dir_link[d] >= 0, TESS_ERR_STATE,
+                 "tile %d: halo direction %d has %d writers (exactly one is allowed)",
+                 sim->tile[t].id, d, writers);
+      const tess_link *l = &p->in[p->dir_link[d]];
+      int axis;
+      if (!l->physical) continue;
+      TESS_CHECK(tess_boundary_physical(sim, sim->tile[t].gcoord, h, &axis), TESS_ERR_STATE,
+                 "tile %d: halo direction %d is filled as a physical face but is none",
+                 sim->tile[t].id, d);
+      /* the ghosts it extends: written before it, by one writer, never by itself */
+      h[axis] = 0;
+      /* (a physical one has one non-zero component fewer: its fill runs first, halo.c) */
+      const int from = tess_dir_index(h);
+      if (from == TESS_DIR_CENTER) continue;
+      const int src = p->dir_link[from];
+      TESS_CHECK(src >= 0 && (p->in[src].dirs >> from & 1) && src != p->dir_link[d] &&
+                     ((l->pre >> src) & 1),
+                 TESS_ERR_STATE,
+                 "tile %d: the fill of halo direction %d reads direction %d, which nothing "
+                 "fills before it",
+                 sim->tile[t].id, d, from);
+    }
+  }
+  return TESS_OK;
 }
 
 void tess_plan_release(tess_sim_t sim) {

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "segments.h"
+#include "tessera.h"
 
 #define TESS_MAX_OPS   64
 #define TESS_MAX_LINKS (TESS_NDIRS - 1)
@@ -49,6 +50,11 @@ typedef struct {
   long volume;              /* cells moved per component */
   int nmove;
   tess_boxmove mv[TESS_MAX_LINKS];
+  /* a physical face (boundary.c): ghost fills from the tile's own cells, one link per halo
+   * direction; pre: the links whose halo cells its fills also read (an edge or corner reads the
+   * ghosts of the face it extends, written by a copy, an unpack or another fill) */
+  int physical;
+  uint32_t pre;
   uint32_t src_classes;                   /* classes of the source tile its moves read */
   starpu_data_handle_t buf[TESS_MAX_OPS]; /* per stage, created on first use (buffered only) */
 } tess_link;
@@ -78,6 +84,10 @@ typedef struct {
 struct tess_sim_s;
 /* Builds every local tile's plan (after the ops' footprint reads are known). */
 int tess_plan_build(struct tess_sim_s *sim);
+/* After the plans: every halo direction a stage reads has exactly one writer (a link: a copy,
+ * an unpack or a fill), and every edge or corner fill at a physical face reads ghosts that
+ * another writer fills before it. TESS_ERR_STATE naming tile and direction otherwise. */
+tess_err tess_plan_check_writers(struct tess_sim_s *sim);
 /* Classes of tile t whose owned cells the given box (padded coordinates) meets. */
 uint32_t tess_plan_classes_in(struct tess_sim_s *sim, const tess_plan *p, const int lo[3],
                               const int ext[3]);

@@ -488,10 +488,17 @@ tess_err tess_program_choose(tess_sim_t sim) {
   const int cuda = sim->device == TESS_DEVICE_CUDA ||
                    (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
   derive(sim, 0);
-  if (!cand || req == TESS_STRATEGY_EXCHANGE) {
+  /* recomputing a temporary's halo would compute ghost cells at a physical face with the
+   * stage's kernel instead of the face's condition */
+  const int walled = tess_boundary_walled(sim);
+  TESS_CHECK(!walled || !cand || req != TESS_STRATEGY_RECOMPUTE, TESS_ERR_ARG,
+             "strategy 'recompute' needs a periodic grid (some axis has physical faces, "
+             "grid.periodic); use strategy 'exchange' or 'auto'");
+  if (!cand || req == TESS_STRATEGY_EXCHANGE || walled) {
     sim->strategy = TESS_STRATEGY_EXCHANGE;
     snprintf(sim->strategy_why, sizeof sim->strategy_why, "%s",
              req == TESS_STRATEGY_EXCHANGE ? "requested"
+             : walled                      ? "physical faces: every halo is exchanged or filled"
                                            : "no temporary can be recomputed (every halo is "
                                              "exchanged)");
     return tess_sim_choose_grids(sim);
@@ -552,6 +559,26 @@ void tess_program_dirs(tess_sim_t sim) {
         if (!local) op->in_dirs[k] |= tess_halo_dirs_in(sim->tn, sim->ghost, &mine);
       }
       free(off);
+      /* an edge or corner ghost at a physical face is filled from the ghosts of its direction
+       * without that face's axis (boundary.c): they are read too, so exchanged when stale */
+      for (uint32_t grow = 1; grow;) {
+        grow = 0;
+        for (int d = 0; d < TESS_NDIRS; d++) {
+          int h[3];
+          tess_dir_vector(d, h);
+          for (int i = 0; ((op->in_dirs[k] >> d) & 1) && i < 3; i++) {
+            if (sim->periodic[i] || !h[i]) continue;
+            const int keep = h[i];
+            h[i] = 0;
+            const int e = tess_dir_index(h);
+            h[i] = keep;
+            if (e != TESS_DIR_CENTER && !((op->in_dirs[k] >> e) & 1)) {
+              op->in_dirs[k] |= 1u << e;
+              grow = 1;
+            }
+          }
+        }
+      }
       op->halo_dirs |= op->in_dirs[k];
     }
   }

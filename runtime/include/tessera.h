@@ -146,7 +146,8 @@ typedef struct {
 } tess_stage;
 
 /* Collective. Creates a simulation on `comm` for a global grid of n[0] x n[1] x n[2] cells,
- * periodic in every axis (n[2] = 1 makes it 2D, n[1] = n[2] = 1 1D). */
+ * periodic in every axis unless tess_sim_set_periodic says otherwise (n[2] = 1 makes it 2D,
+ * n[1] = n[2] = 1 1D). */
 tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *sim);
 /* NULL-safe; sets *sim to NULL. Collective. */
 void tess_sim_destroy(tess_sim_t *sim);
@@ -191,6 +192,64 @@ int tess_machine_parse(const char *spec, tess_machine *m, char *msg, size_t len)
 tess_err tess_sim_set_machine(tess_sim_t sim, const tess_machine *m);
 /* A swap exchanges the storage behind two fields of the same ncomp (double buffering). */
 tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
+
+/* ---- physical boundaries (docs/boundaries.md) ----------------------------------------------
+ * A grid is periodic along every axis unless told otherwise. Along a non-periodic axis the two
+ * outer faces of the grid are physical: nothing wraps around, and every field read through a
+ * footprint across that axis needs a condition on both faces, which fills its ghost cells there
+ * (a task per tile and face in the graph). Faces sit on the cell faces of the cell-centred grid:
+ * ghost k (k = 1 next to the face) mirrors owned cell k - 1.
+ *
+ *   dirichlet(v)    value v on the face:            g_k = 2 v - u_{k-1}
+ *   neumann(g)      outward normal derivative g:     g_k = u_{k-1} + (2k - 1) h g
+ *   symmetric       even mirror:                     g_k = u_{k-1}
+ *   antisymmetric   odd mirror (0 on the face):      g_k = -u_{k-1}
+ *   outflow         linear extrapolation:            g_k = u_0 + k (u_0 - u_1)
+ *   function        Dirichlet with the value fn(face point, component, time) (C API, CPU tiles)
+ */
+#define TESS_BC_LIST(X)                                                                            \
+  X(TESS_BC_NONE, "none")                                                                          \
+  X(TESS_BC_DIRICHLET, "dirichlet")                                                                \
+  X(TESS_BC_NEUMANN, "neumann")                                                                    \
+  X(TESS_BC_SYMMETRIC, "symmetric")                                                                \
+  X(TESS_BC_ANTISYMMETRIC, "antisymmetric")                                                        \
+  X(TESS_BC_OUTFLOW, "outflow")                                                                    \
+  X(TESS_BC_FUNCTION, "function")
+typedef enum { TESS_BC_LIST(TESS_X_ENUM) TESS_BC_COUNT } tess_bc_kind;
+const char *tess_bc_kind_name(tess_bc_kind k);
+/* Faces 0..5: x-, x+, y-, y+, z-, z+ (face = 2 axis + (high side)). */
+const char *tess_face_name(int face);
+/* A boundary function: the value on the face at x (physical coordinates, cell centres (i + 1/2) h
+ * along the face, the face's own coordinate 0 or n h across it), for component comp at time t
+ * (the time at the start of the step). Called on CPU workers, concurrently: thread-safe. */
+typedef double (*tess_bc_fn)(const double x[3], int comp, double t, void *ctx);
+typedef struct {
+  tess_bc_kind kind;
+  double value;  /* dirichlet: the face value; neumann: the outward normal derivative */
+  tess_bc_fn fn; /* function */
+  void *ctx;
+} tess_bc;
+/* Parses "face:kind(value),..." (faces x-, x+, y-, y+, z-, z+, a bare axis x, y, z for both its
+ * faces, all; kinds dirichlet(v), neumann(g), symmetric, antisymmetric, outflow; "" or "none":
+ * no condition). periodic (or NULL) refuses conditions on periodic axes. bc[face] receives each
+ * condition, bit f of *set says face f has one. 0, or -1 with a message naming the bad part and
+ * what is allowed (field: the field's name, for the message). */
+int tess_bc_parse(const char *spec, const char *field, const int periodic[3], tess_bc bc[6],
+                  unsigned *set, char *msg, size_t len);
+/* Parses grid.periodic: a subset of "xyz", or "none". 0, or -1 with a message. */
+int tess_periodic_parse(const char *spec, int periodic[3], char *msg, size_t len);
+/* Before setup: which axes wrap around (default: all three). */
+tess_err tess_sim_set_periodic(tess_sim_t sim, const int periodic[3]);
+void tess_sim_periodic(const tess_sim_t sim, int periodic[3]);
+/* Before setup: the condition of component comp (-1: every component) of field on face
+ * (0..5). Setup refuses a condition on a periodic axis, and a field read across a non-periodic
+ * axis without a condition on each of its faces (naming field, component and face). */
+tess_err tess_sim_set_boundary(tess_sim_t sim, int field, int comp, int face, const tess_bc *bc);
+/* Before setup: every condition of a spec (tess_bc_parse) for every component of field. */
+tess_err tess_sim_set_boundary_spec(tess_sim_t sim, int field, const char *spec);
+/* A one-line text of the periodicity and every field's conditions ("periodic=z; u: x-:..."), the
+ * same on every rank: snapshots and checkpoints record it, a restart compares it. */
+int tess_sim_boundary_text(const tess_sim_t sim, char *buf, size_t len);
 
 /* Collective: validates, decomposes, allocates tiles and registers StarPU data. */
 tess_err tess_sim_setup(tess_sim_t sim);
@@ -245,7 +304,8 @@ void tess_sim_describe(tess_sim_t sim);
   X(TESS_TASK_UNPACK, "unpack")                                                                    \
   X(TESS_TASK_COPY, "copy") /* same-node halos: neighbours' owned boxes straight into the halo */  \
   X(TESS_TASK_INNER, "inner")                                                                      \
-  X(TESS_TASK_OUTER, "outer")
+  X(TESS_TASK_OUTER, "outer")                                                                      \
+  X(TESS_TASK_BOUNDARY, "boundary") /* ghost fills at a physical face (docs/boundaries.md) */
 typedef enum { TESS_TASK_KIND_LIST(TESS_X_ENUM) TESS_TASK_KIND_COUNT } tess_task_kind;
 const char *tess_task_kind_name(tess_task_kind k);
 

@@ -25,9 +25,10 @@
  * the mix catches values moved to the wrong place, and any change of a value changes its term.
  *
  * HDF5's checksums are rewritten by whoever edits the file, so the header has ours too: the
- * same mix over the version, grid, spacing, step, time and both strings (header_hash). An edited
- * step (which would restart "at step 5" from the state of step 4) is refused, as are a negative
- * step and a time that is not a finite number >= 0. Version 1 files (before the header
+ * same mix over the version, grid, spacing, step, time and both strings (header_hash), then, on a
+ * grid with physical faces, their text (walls_hash: a restart with other faces is refused). An
+ * edited step (which would restart "at step 5" from the state of step 4) is refused, as are a
+ * negative step and a time that is not a finite number >= 0. Version 1 files (before the header
  * checksum) are refused: their header cannot be checked, and an edited step would pass.
  *
  * Reading: rank 0 first opens the file alone and checks its structure against the simulation
@@ -99,10 +100,22 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 
 /* ---- write ----------------------------------------------------------------------------------- */
 
+/* The periodicity and the conditions at physical faces (boundary.c), which a restart must
+ * share: another set would continue a different problem from the same fields. Their text is
+ * folded into the header checksum after the other attributes (no attribute of its own: the file
+ * keeps its layout, and checkpoints written before it, periodic, hash without it), so a restart
+ * with other faces finds a checksum that matches only with the writer's faces and is refused. */
+static uint64_t walls_hash(uint64_t sum, const char *walls) {
+  return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
+}
+
 static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const char *config) {
   const int version = TESS_CKPT_VERSION;
   const long long step = sim->step;
-  const uint64_t sum = header_hash(version, sim->n, sim->h, step, sim->time, app_state, config);
+  char walls[1024];
+  tess_sim_boundary_text(sim, walls, sizeof walls);
+  const uint64_t plain = header_hash(version, sim->n, sim->h, step, sim->time, app_state, config);
+  const uint64_t sum = strcmp(walls, "periodic=xyz") ? walls_hash(plain, walls) : plain;
   return tess_h5_attr_write(file, "tessera_checkpoint", H5T_NATIVE_INT, 1, &version) ||
          tess_h5_attr_write(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
          tess_h5_attr_write(file, "grid", H5T_NATIVE_INT, 3, sim->n) ||
@@ -282,12 +295,29 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
       !(h->config = tess_h5_attr_read_str(file, "config")))
     REFUSE("checkpoint '%s' is damaged: its header is incomplete (%s)", path,
            tess_h5_reason(why, sizeof why));
+  char walls[1024];
+  tess_sim_boundary_text(sim, walls, sizeof walls);
   uint64_t sum;
-  if ((tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum) ||
-       sum != header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config)))
+  if (tess_h5_attr_read(file, "header_checksum", H5T_NATIVE_UINT64, 1, &sum))
     REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
            "%lld, time %.17g)",
            path, h->step, h->time);
+  /* a periodic run hashes without the text (as every checkpoint written before it) */
+  const uint64_t plain = header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config);
+  const int periodic = !strcmp(walls, "periodic=xyz");
+  if (sum != (periodic ? plain : walls_hash(plain, walls))) {
+    if (!periodic && sum == plain)
+      REFUSE("checkpoint '%s' was written with other physical faces: periodic=xyz; this run has "
+             "'%s' (a restart needs the same grid.periodic and boundary settings)",
+             path, walls);
+    if (periodic)
+      REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
+             "%lld, time %.17g), or it was written with other physical faces (this run: %s)",
+             path, h->step, h->time, walls);
+    REFUSE("checkpoint '%s' was written with other physical faces than this run's ('%s'), or "
+           "has an edited or damaged header: its checksum does not match (step %lld, time %.17g)",
+           path, walls, h->step, h->time);
+  }
   if (h->step < 0) REFUSE("checkpoint '%s' is at step %lld (allowed: >= 0)", path, h->step);
   if (!(h->time >= 0) || !isfinite(h->time))
     REFUSE("checkpoint '%s' is at time %g (allowed: a finite number >= 0)", path, h->time);

@@ -73,6 +73,8 @@ static int write_metadata(tess_sim_t sim, hid_t file, int nattr, const tess_attr
   const long long extent[6] = {0, sim->n[0] - 1, 0, sim->n[1] - 1, 0, planes(sim) - 1};
   const double origin[3] = {0, 0, 0}, direction[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   const long long step = sim->step;
+  char walls[1024]; /* periodicity and the conditions at physical faces (boundary.c) */
+  tess_sim_boundary_text(sim, walls, sizeof walls);
   hid_t vtk = tess_h5_group_create(file, "VTKHDF");
   hid_t ours = tess_h5_group_create(file, "Tessera");
   int bad = vtk < 0 || ours < 0;
@@ -85,7 +87,8 @@ static int write_metadata(tess_sim_t sim, hid_t file, int nattr, const tess_attr
           tess_h5_attr_write(vtk, "Direction", H5T_NATIVE_DOUBLE, 9, direction) ||
           tess_h5_attr_write(ours, "step", H5T_NATIVE_LLONG, 1, &step) ||
           tess_h5_attr_write(ours, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
-          tess_h5_attr_write_str(ours, "text", text);
+          tess_h5_attr_write_str(ours, "text", text) ||
+          tess_h5_attr_write_str(ours, "boundaries", walls);
   for (int i = 0; i < nattr && !bad; i++)
     bad = tess_h5_attr_write(ours, attrs[i].name, H5T_NATIVE_DOUBLE, 1, &attrs[i].value);
   if (vtk >= 0) H5Gclose(vtk);
