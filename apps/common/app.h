@@ -72,7 +72,7 @@ typedef struct {
   int root;   /* rank 0 */
   int writes; /* the run writes files: <app>.ini is saved once the loop has checked its settings */
   int agreed; /* 0: setting up; 1: every rank is set up; -(exit code): every rank knows it failed */
-  int stopped_by; /* the signal (SIGTERM, SIGINT) that stopped the run after its checkpoint */
+  int stopped_by;  /* the signal (SIGTERM, SIGINT) that stopped the run after its checkpoint */
   int periodic[3]; /* grid.periodic, parsed */
 } tess_app;
 
