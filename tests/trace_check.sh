@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trace_check.sh HEAT MPIEXEC [files|delay|vite|all] — the --trace path, end to end (issue #6):
+# trace_check.sh HEAT MPIEXEC [files|delay|vite|all] — the --trace path, end to end:
 #   files  a traced 2-rank CPU run (tess-heat 24^3, 2 steps) leaves paje.trace, dag.dot and
 #          tasks.rec; scripts/trace_summary.py finds all five kinds (pack, exchange, unpack,
 #          inner, outer), matches the inter-rank halos to MPI messages, reports utilisation,
