@@ -24,15 +24,9 @@ set -uo pipefail
 arg=${1:?usage: cpu-node.sh BUILD_OR_BUNDLE [--quick]}
 quick=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -f "$arg/env.sh" ]; then
-  bundle=$(cd "$arg" && pwd)
-  # shellcheck disable=SC1091
-  source "$bundle/env.sh"
-  export LD_LIBRARY_PATH=$bundle/extra/lib:${LD_LIBRARY_PATH:-}
-  B=$bundle/extra/build
-else
-  B=$(cd "$arg" && pwd)
-fi
+# shellcheck source=build-or-bundle.sh
+source "$here/build-or-bundle.sh"
+tess_build_dir "$arg"
 heat=$B/apps/heat/tess-heat
 [ -x "$heat" ] || { echo "cpu-node.sh: no $heat" >&2; exit 2; }
 out=${OUT:-/tmp/cpu-node}

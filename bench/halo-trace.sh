@@ -9,15 +9,9 @@ set -uo pipefail
 arg=${1:?usage: halo-trace.sh BUILD_OR_BUNDLE [WORKERS]}
 workers=${2:-2}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -f "$arg/env.sh" ]; then
-  bundle=$(cd "$arg" && pwd)
-  # shellcheck disable=SC1091
-  source "$bundle/env.sh"
-  export LD_LIBRARY_PATH=$bundle/extra/lib:${LD_LIBRARY_PATH:-}
-  B=$bundle/extra/build
-else
-  B=$(cd "$arg" && pwd)
-fi
+# shellcheck source=build-or-bundle.sh
+source "$here/build-or-bundle.sh"
+tess_build_dir "$arg"
 H=$B/apps/heat/tess-heat
 [ -x "$H" ] || { echo "halo-trace.sh: no $H" >&2; exit 2; }
 out=${OUT:-/tmp/halo-trace}
