@@ -102,9 +102,10 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 
 /* The periodicity and the conditions at physical faces (boundary.c), which a restart must
  * share: another set would continue a different problem from the same fields. Their text is
- * folded into the header checksum after the other attributes (no attribute of its own: the file
- * keeps its layout, and checkpoints written before it, periodic, hash without it), so a restart
- * with other faces finds a checksum that matches only with the writer's faces and is refused. */
+ * folded into the header checksum after the other attributes (periodic checkpoints, as every one
+ * written before walls existed, hash without it), so a restart with other faces finds a checksum
+ * that matches only with the writer's faces and is refused. The text is also stored as the
+ * attribute "boundaries", for the refusal to name the writer's faces (the checksum decides). */
 static uint64_t walls_hash(uint64_t sum, const char *walls) {
   return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
 }
@@ -123,7 +124,8 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
          tess_h5_attr_write(file, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
          tess_h5_attr_write_str(file, "app_state", app_state) ||
-         tess_h5_attr_write_str(file, "config", config);
+         tess_h5_attr_write_str(file, "config", config) ||
+         tess_h5_attr_write_str(file, "boundaries", walls);
 }
 
 /* Collective: one field, all components, with its checksum. */
@@ -306,6 +308,19 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   const uint64_t plain = header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config);
   const int periodic = !strcmp(walls, "periodic=xyz");
   if (sum != (periodic ? plain : walls_hash(plain, walls))) {
+    char *theirs = H5Aexists(file, "boundaries") > 0 ? tess_h5_attr_read_str(file, "boundaries")
+                                                      : NULL;
+    if (theirs && strcmp(theirs, walls) &&
+        sum == (strcmp(theirs, "periodic=xyz") ? walls_hash(plain, theirs) : plain)) {
+      char msg[2200];
+      snprintf(msg, sizeof msg,
+               "checkpoint '%s' was written with other physical faces: '%s'; this run has '%s' "
+               "(a restart needs the same grid.periodic and boundary settings)",
+               path, theirs, walls);
+      free(theirs);
+      REFUSE("%s", msg);
+    }
+    free(theirs);
     if (!periodic && sum == plain)
       REFUSE("checkpoint '%s' was written with other physical faces: periodic=xyz; this run has "
              "'%s' (a restart needs the same grid.periodic and boundary settings)",
