@@ -32,6 +32,10 @@ for t in 1 2; do
   pair heat6-buffered-t$t "$heat" --grid 64,48,32 "${hw[@]}" --order 6 --steps 20 --tiles $t --mode buffered
   pair ch-t$t "$ch" --grid 64,64,32 --periodic x --set 'boundary.u=y:neumann(0),z:symmetric' --variant fused --steps 20 --tiles $t
   pair mhd-t$t "$mhd" --grid 32,32,32 --periodic z --set boundary.walls=slip --steps 6 --tiles $t
+  # every face physical, a kind per face: faces, edges and corners, each filled in one launch
+  pair heat6-box-single-t$t "$heat" --grid 40,36,32 --periodic none --order 6 --precision single \
+    --set 'boundary.u=x-:dirichlet(0.5),x+:neumann(-2),y-:outflow,y+:symmetric,z-:antisymmetric,z+:dirichlet(-1)' \
+    --steps 20 --tiles $t
   pair maxwell-t$t "$mw" --grid 32,32,32 --periodic none --set boundary.walls=pec --init cavity --wave 1,2,0 --steps 20 --tiles $t
 done
 exit $fail

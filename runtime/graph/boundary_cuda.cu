@@ -1,6 +1,12 @@
-/* boundary_cuda.cu — the ghost fill of one physical-face move on the GPU (boundary.c has the CPU
- * one and the story): one thread per ghost cell of the box, the formula of bcfill.h. Boxes are
- * a few cells thick across the face, so a flat grid of threads over the box is enough. */
+/* boundary_cuda.cu — ghost fills at physical faces on the GPU (boundary.c has the CPU fill and
+ * the story): a batch of fill moves in one launch, one thread per ghost cell, the formula of
+ * bcfill.h. A tile's fills are many small boxes (faces, edges and corners of every field and
+ * component: 26 directions x 8 components per MHD stage), so a launch per box would cost more
+ * than the cells; the caller (pack_cuda.cu) batches the fills that do not read each other.
+ *
+ * Each box gets blocks in proportion to its cells, and a block finds its box in the launch's
+ * table of first blocks (as pack_cuda.cu's copies do). Boxes are a few cells thick across the
+ * face, so a flat grid of threads over each box is enough. */
 #include "bcfill.h"
 #include "pack.h"
 #include "tessera_kernel.h"
@@ -15,19 +21,30 @@ struct dev_fill {
   double value;
 };
 
-template <typename T> __global__ void fill_kernel(dev_fill f) {
+struct dev_fills {
+  int n;
+  unsigned first[TESS_BCFILL_BATCH + 1]; /* first block of each box; first[n] = the grid */
+  dev_fill f[TESS_BCFILL_BATCH];         /* 32 x 72 B: the parameters stay under 4 KB */
+};
+
+template <typename T> __global__ void fill_kernel(dev_fills b) {
+  int j = 0;
+  while (blockIdx.x >= b.first[j + 1])
+    j++;
+  const dev_fill &f = b.f[j];
   const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
-  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < cells;
-       i += (long)gridDim.x * blockDim.x) {
+  const long nthreads = (long)(b.first[j + 1] - b.first[j]) * blockDim.x;
+  for (long i = (long)(blockIdx.x - b.first[j]) * blockDim.x + threadIdx.x; i < cells;
+       i += nthreads) {
     int p[3] = {f.lo[0] + (int)(i % f.ext[0]), f.lo[1] + (int)(i / f.ext[0] % f.ext[1]),
                 f.lo[2] + (int)(i / f.ext[0] / f.ext[1])};
     const int k = f.side * (p[f.axis] - f.face);
     const int js[3] = {0, 1, k - 1};
     double u[3];
-    for (int j = 0; j < 3; j++) {
+    for (int m = 0; m < 3; m++) {
       int q[3] = {p[0], p[1], p[2]};
-      q[f.axis] = f.face - f.side * js[j];
-      u[j] = (double)((const T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, q[0], q[1], q[2])];
+      q[f.axis] = f.face - f.side * js[m];
+      u[m] = (double)((const T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, q[0], q[1], q[2])];
     }
     ((T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, p[0], p[1], p[2])] =
         (T)tess_bc_ghost(f.kind, k, f.value, u[0], u[1], u[2]);
@@ -36,31 +53,39 @@ template <typename T> __global__ void fill_kernel(dev_fill f) {
 
 } // namespace
 
-extern "C" void tess_bcfill_cuda(const tess_move *m, int esize, cudaStream_t s) {
-  if (m->bc.kind == TESS_BC_FUNCTION) /* setup refuses it on GPU tiles */
-    STARPU_ABORT_MSG("a boundary function cannot run on a GPU tile");
-  dev_fill f;
-  f.ptr = m->dst.ptr;
-  f.X = m->dst.dim[0];
-  f.Y = m->dst.dim[1];
-  f.nc = m->nc;
-  f.comp = m->bc.comp;
-  for (int i = 0; i < 3; i++) {
-    f.lo[i] = m->dst.lo[i];
-    f.ext[i] = m->ext[i];
+extern "C" void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cudaStream_t s) {
+  if (n <= 0) return;
+  if (n > TESS_BCFILL_BATCH) STARPU_ABORT_MSG("a batch of %d ghost fills is too large", n);
+  dev_fills b;
+  b.n = n;
+  b.first[0] = 0;
+  for (int j = 0; j < n; j++) {
+    const tess_move *mj = m[j];
+    if (mj->bc.kind == TESS_BC_FUNCTION) /* setup refuses it on GPU tiles */
+      STARPU_ABORT_MSG("a boundary function cannot run on a GPU tile");
+    dev_fill &f = b.f[j];
+    f.ptr = mj->dst.ptr;
+    f.X = mj->dst.dim[0];
+    f.Y = mj->dst.dim[1];
+    f.nc = mj->nc;
+    f.comp = mj->bc.comp;
+    for (int i = 0; i < 3; i++) {
+      f.lo[i] = mj->dst.lo[i];
+      f.ext[i] = mj->ext[i];
+    }
+    f.kind = mj->bc.kind;
+    f.axis = mj->bc.axis;
+    f.side = mj->bc.side;
+    f.face = mj->bc.face;
+    f.value = mj->bc.value;
+    const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
+    const long want = (cells + 255) / 256; /* callers skip empty boxes */
+    b.first[j + 1] = b.first[j] + (unsigned)(want < 4096 ? (want > 0 ? want : 1) : 4096);
   }
-  f.kind = m->bc.kind;
-  f.axis = m->bc.axis;
-  f.side = m->bc.side;
-  f.face = m->bc.face;
-  f.value = m->bc.value;
-  const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
-  const long want = (cells + 255) / 256;
-  const unsigned blocks = (unsigned)(want < 4096 ? (want > 0 ? want : 1) : 4096);
   if (esize == 4)
-    fill_kernel<float><<<blocks, 256, 0, s>>>(f);
+    fill_kernel<float><<<b.first[n], 256, 0, s>>>(b);
   else
-    fill_kernel<double><<<blocks, 256, 0, s>>>(f);
+    fill_kernel<double><<<b.first[n], 256, 0, s>>>(b);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }

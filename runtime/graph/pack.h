@@ -97,8 +97,10 @@ void tess_bcfill_cpu(const tess_move *m, int esize);
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */
 void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s);
-/* One ghost fill move on stream s (boundary_cuda.cu). */
-void tess_bcfill_cuda(const tess_move *m, int esize, cudaStream_t s);
+/* Ghost fill moves m[0..n) on stream s in one launch (boundary_cuda.cu); none of them may read
+ * cells another of them writes (pack_cuda.cu batches them so). */
+enum { TESS_BCFILL_BATCH = 32 };
+void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cudaStream_t s);
 #endif
 
 /* Codelets (nbuffers = STARPU_VARIABLE_NBUFFERS, so every task sets its own modes), cl_arg a

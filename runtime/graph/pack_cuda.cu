@@ -1,4 +1,5 @@
-/* pack_cuda.cu — box-move lists on the GPU: one kernel for pack, unpack and fill.
+/* pack_cuda.cu — box-move lists on the GPU: one kernel for the copies of pack, unpack and fill;
+ * ghost fills at physical faces go to boundary_cuda.cu in batches.
  *
  * One launch moves up to CHUNK boxes. Each box gets blocks in proportion to its size (a halo's
  * faces are ~100 times its edges: a grid sized for the largest box would launch mostly idle
@@ -89,34 +90,59 @@ template <typename W> void launch(const dev_chunk &ch, cudaStream_t s) {
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
+/* Does fill r read a cell that fill w writes? r reads u_0, u_1 and u_{k-1} along its normal
+ * (the rows of its box moved onto the owned side of the face); an edge reads a face's ghosts. */
+bool fill_reads(const tess_move *w, const tess_move *r) {
+  if (w->dst.ptr != r->dst.ptr || w->bc.comp != r->bc.comp) return false;
+  const int a = r->bc.axis, deepest = r->ext[a] - 1 > 1 ? r->ext[a] - 1 : 1;
+  for (int i = 0; i < 3; i++) {
+    int lo = r->dst.lo[i], hi = r->dst.lo[i] + r->ext[i]; /* [lo, hi) */
+    if (i == a) {
+      lo = r->bc.side < 0 ? r->bc.face : r->bc.face - deepest;
+      hi = lo + deepest + 1;
+    }
+    if (hi <= w->dst.lo[i] || w->dst.lo[i] + w->ext[i] <= lo) return false;
+  }
+  return true;
+}
+
 } // namespace
 
+/* Copies go in chunks of CHUNK boxes a launch, fills in batches of fills that do not read each
+ * other (a tile's faces, then its edges, then its corners, every field and component at once);
+ * list order is kept between chunks, batches and the two kinds. */
 extern "C" void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s) {
   dev_chunk ch;
   ch.n = 0;
   ch.first[0] = 0;
-  for (int i = 0; i <= l->n; i++) {
-    if (ch.n == CHUNK || (i == l->n && ch.n > 0)) {
-      if (l->esize == 4)
-        launch<unsigned>(ch, s);
-      else
-        launch<unsigned long long>(ch, s);
-      ch.n = 0;
-    }
-    if (i == l->n) break;
+  const tess_move *fills[TESS_BCFILL_BATCH];
+  int nfills = 0;
+  auto flush_copies = [&]() {
+    if (ch.n == 0) return;
+    if (l->esize == 4)
+      launch<unsigned>(ch, s);
+    else
+      launch<unsigned long long>(ch, s);
+    ch.n = 0;
+  };
+  auto flush_fills = [&]() {
+    tess_bcfill_cuda(fills, nfills, l->esize, s);
+    nfills = 0;
+  };
+  for (int i = 0; i < l->n; i++) {
     const tess_move *m = &l->m[i];
     if (!tess_move_count(m)) continue;
-    if (m->bc.kind) { /* after the copies before it (an edge fill reads them): in list order */
-      if (ch.n > 0) {
-        if (l->esize == 4)
-          launch<unsigned>(ch, s);
-        else
-          launch<unsigned long long>(ch, s);
-        ch.n = 0;
-      }
-      tess_bcfill_cuda(m, l->esize, s);
+    if (m->bc.kind) {
+      flush_copies(); /* an edge fill may read what a copy wrote */
+      bool reads = nfills == TESS_BCFILL_BATCH;
+      for (int j = 0; j < nfills && !reads; j++)
+        reads = fill_reads(fills[j], m) || fill_reads(m, fills[j]);
+      if (reads) flush_fills();
+      fills[nfills++] = m;
       continue;
     }
+    flush_fills();
+    if (ch.n == CHUNK) flush_copies();
     /* rows are 32-bit: a box of 2^32 rows (of all components) would be a tile of ~10^12 cells */
     const size_t rows = (size_t)m->nc * (size_t)m->ext[1] * (size_t)m->ext[2];
     if (rows > UINT_MAX) STARPU_ABORT_MSG("a halo box of %zu rows is too large", rows);
@@ -133,4 +159,6 @@ extern "C" void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s) 
     ch.first[ch.n + 1] = ch.first[ch.n] + blocks_for((unsigned)rows, lanes2);
     ch.n++;
   }
+  flush_copies();
+  flush_fills();
 }
