@@ -11,6 +11,8 @@
 #       fused multiply-add either, so CPU == GPU bit for bit) and C++17. The CUDA sources are
 #       built only when Tessera was (TESSERA_HAVE_CUDA); otherwise they are ignored. The files'
 #       folders join <target>'s include path (the cell source a kernel names is found there).
+#       A kernel given CPU sources only is a CPU kernel in every build (TESS_KERNEL_NO_CUDA: its
+#       record has no GPU launcher; a run that puts its tiles on GPUs is refused with a message).
 #
 #   tessera_add_app(<name> SOURCES <app.c>... [KERNEL_CPU <file.c>...] [KERNEL_CUDA <file.cu>...])
 #       an executable linking the runtime and the apps' common start-up and loop (app.h), with
@@ -36,6 +38,10 @@ function(tessera_add_kernel target)
     target_sources(${target} PRIVATE "${f}")
     set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
                  -O3 -ffp-contract=off $<$<C_COMPILER_ID:GNU,Clang>:-fno-trapping-math>)
+    if(NOT K_CUDA) # no launcher to link, even in a CUDA build: GPU tiles are refused at setup
+      set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_DEFINITIONS
+                   TESS_KERNEL_NO_CUDA)
+    endif()
   endforeach()
   if(TESSERA_HAVE_CUDA AND K_CUDA)
     foreach(f IN LISTS K_CUDA)

@@ -11,6 +11,8 @@
  *                  each over its owned box grown by one ghost layer: every cell must hold the
  *                  values of its own global position (ghost cells outside [0, n) unwrapped,
  *                  wrapped in the second component), whatever the tile.
+ *   CPU side only  host_sv (host_cell.h, built with no CUDA file) links in a CUDA build too, has
+ *                  no GPU launcher in its record and gives mix_sv's bits.
  * Exit 0 when all hold, 1 with the first difference named. */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "tessera_kernel.h"
 
 extern const tess_kernel tess_mix_vs_kernel, tess_mix_sv_kernel, tess_where_kernel;
+extern const tess_kernel tess_host_sv_kernel; /* CPU sources only (host_kernels.c) */
 
 #define IDX(d, nc, c, x, y, z) TESS_IDX((d)[0], (d)[1], nc, c, x, y, z)
 
@@ -128,6 +131,13 @@ static void mixed(const int n[3], int f32) {
     if (memcmp((char *)o + i * es, (char *)w + i * es, es))
       fail("mix_sv differs from the serial loop", f32, n, (int)(i / r.dim[0] % 2),
            (int)(i % r.dim[0]), 0, 0, val(o, f32, i), val(w, f32, i));
+  /* host_sv (a kernel with no CUDA side, in any build): the same bits as the serial loop */
+  memset(o, 0, 2 * cells * es);
+  (f32 ? tess_host_sv_kernel.cpu_f32 : tess_host_sv_kernel.cpu)(&r);
+  for (size_t i = 0; i < 2 * cells; i++)
+    if (memcmp((char *)o + i * es, (char *)w + i * es, es))
+      fail("host_sv differs from the serial loop", f32, n, (int)(i / r.dim[0] % 2),
+           (int)(i % r.dim[0]), 0, 0, val(o, f32, i), val(w, f32, i));
   free(u), free(a), free(s), free(o), free(w);
 }
 
@@ -182,11 +192,15 @@ int main(void) {
     for (int s = 0; s < 3; s++)
       where(splits[s], f32);
   }
+  if (tess_host_sv_kernel.cuda || tess_host_sv_kernel.cuda_f32) {
+    fprintf(stderr, "test_stencil_layer: host_sv, built from CPU sources only, has a GPU launcher\n");
+    fails++;
+  }
   if (fails) {
     fprintf(stderr, "test_stencil_layer: %d differences\n", fails);
     return 1;
   }
   printf("test_stencil_layer: mixed component counts equal the serial loops bit for bit; cells "
-         "see their global index on every tile\n");
+         "see their global index on every tile; a CPU-only kernel links\n");
   return 0;
 }

@@ -49,7 +49,7 @@
   TESS_STENCIL_CUDA_ENTRY(nm)                                                                      \
   TESS_STENCIL_RECORD(nm, shape_, radius_)
 
-#ifdef TESS_HAVE_CUDA
+#if defined(TESS_HAVE_CUDA) && !defined(TESS_KERNEL_NO_CUDA) /* (TESS_KERNEL_NO_CUDA: below) */
 #define TESS_STENCIL_CUDA_ENTRY(nm)                                                                \
   void TESS_FN(tess_##nm##_go)(const tess_stencil_plan *p, void *stream);                          \
   void TESS_PUB(tess_##nm##_cuda)(const tess_region *r, void *stream) {                            \
@@ -65,6 +65,15 @@
 #define TESS_STENCIL_CUDA_DECL(nm)
 #endif
 
+/* A kernel built from CPU sources only (tessera_add_kernel without CUDA files defines
+ * TESS_KERNEL_NO_CUDA) has no launcher to link, even in a CUDA build: its record's GPU entries
+ * stay NULL and the runtime refuses GPU tiles for it (sim.c). */
+#ifdef TESS_KERNEL_NO_CUDA
+#define TESS_STENCIL_CUDA_FN(f) NULL
+#else
+#define TESS_STENCIL_CUDA_FN(f) TESS_CUDA_FN(f)
+#endif
+
 /* Emitted once, in the float pass, when both versions exist. */
 #define TESS_STENCIL_RECORD(nm, shape_, radius_)                                                   \
   TESS_CAT(TESS_STENCIL_RECORD_, TESS_PASS_LAST)(nm, shape_, radius_)
@@ -75,11 +84,11 @@
   const tess_kernel tess_##nm##_kernel = {                                                         \
       .name = #nm,                                                                                 \
       .cpu = tess_##nm##_cpu,                                                                      \
-      .cuda = TESS_CUDA_FN(tess_##nm##_cuda),                                                      \
+      .cuda = TESS_STENCIL_CUDA_FN(tess_##nm##_cuda),                                              \
       .shape = shape_,                                                                             \
       .radius = radius_,                                                                           \
       .cpu_f32 = tess_##nm##_cpu_f32,                                                              \
-      .cuda_f32 = TESS_CUDA_FN(tess_##nm##_cuda_f32),                                              \
+      .cuda_f32 = TESS_STENCIL_CUDA_FN(tess_##nm##_cuda_f32),                                      \
       .wraps = TESS_STENCIL_WRAPS(nm),                                                             \
   };
 

@@ -7,6 +7,8 @@
  * Each box gets blocks in proportion to its cells, and a block finds its box in the launch's
  * table of first blocks (as pack_cuda.cu's copies do). Boxes are a few cells thick across the
  * face, so a flat grid of threads over each box is enough. */
+#include <limits.h>
+
 #include "bcfill.h"
 #include "pack.h"
 #include "tessera_kernel.h"
@@ -32,16 +34,19 @@ template <typename T> __global__ void fill_kernel(dev_fills b) {
   while (blockIdx.x >= b.first[j + 1])
     j++;
   const dev_fill &f = b.f[j];
-  const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
-  const long nthreads = (long)(b.first[j + 1] - b.first[j]) * blockDim.x;
-  for (long i = (long)(blockIdx.x - b.first[j]) * blockDim.x + threadIdx.x; i < cells;
+  /* 32-bit index arithmetic (a box is a ghost slab: far below 2^31 cells, checked on the host) */
+  const unsigned e0 = (unsigned)f.ext[0], e1 = (unsigned)f.ext[1];
+  const unsigned cells = e0 * e1 * (unsigned)f.ext[2];
+  const unsigned nthreads = (b.first[j + 1] - b.first[j]) * blockDim.x;
+  for (unsigned i = (blockIdx.x - b.first[j]) * blockDim.x + threadIdx.x; i < cells;
        i += nthreads) {
-    int p[3] = {f.lo[0] + (int)(i % f.ext[0]), f.lo[1] + (int)(i / f.ext[0] % f.ext[1]),
-                f.lo[2] + (int)(i / f.ext[0] / f.ext[1])};
+    const unsigned r = i / e0;
+    int p[3] = {f.lo[0] + (int)(i - r * e0), f.lo[1] + (int)(r % e1), f.lo[2] + (int)(r / e1)};
     const int k = f.side * (p[f.axis] - f.face);
+    /* u_0, u_1 (read by outflow only) and u_{k-1}, the mirror of ghost k */
     const int js[3] = {0, 1, k - 1};
-    double u[3];
-    for (int m = 0; m < 3; m++) {
+    double u[3] = {0.0, 0.0, 0.0};
+    for (int m = f.kind == TESS_BC_OUTFLOW ? 0 : 2; m < 3; m++) {
       int q[3] = {p[0], p[1], p[2]};
       q[f.axis] = f.face - f.side * js[m];
       u[m] = (double)((const T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, q[0], q[1], q[2])];
@@ -79,6 +84,7 @@ extern "C" void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cu
     f.face = mj->bc.face;
     f.value = mj->bc.value;
     const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
+    if (cells > INT_MAX) STARPU_ABORT_MSG("a ghost box of %ld cells is too large", cells);
     const long want = (cells + 255) / 256; /* callers skip empty boxes */
     b.first[j + 1] = b.first[j] + (unsigned)(want < 4096 ? (want > 0 ? want : 1) : 4096);
   }
