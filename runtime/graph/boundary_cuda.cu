@@ -41,18 +41,21 @@ template <typename T> __global__ void fill_kernel(dev_fills b) {
   for (unsigned i = (blockIdx.x - b.first[j]) * blockDim.x + threadIdx.x; i < cells;
        i += nthreads) {
     const unsigned r = i / e0;
-    int p[3] = {f.lo[0] + (int)(i - r * e0), f.lo[1] + (int)(r % e1), f.lo[2] + (int)(r / e1)};
-    const int k = f.side * (p[f.axis] - f.face);
-    /* u_0, u_1 (read by outflow only) and u_{k-1}, the mirror of ghost k */
-    const int js[3] = {0, 1, k - 1};
-    double u[3] = {0.0, 0.0, 0.0};
-    for (int m = f.kind == TESS_BC_OUTFLOW ? 0 : 2; m < 3; m++) {
-      int q[3] = {p[0], p[1], p[2]};
-      q[f.axis] = f.face - f.side * js[m];
-      u[m] = (double)((const T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, q[0], q[1], q[2])];
-    }
-    ((T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, p[0], p[1], p[2])] =
-        (T)tess_bc_ghost(f.kind, k, f.value, u[0], u[1], u[2]);
+    const int x = f.lo[0] + (int)(i - r * e0), y = f.lo[1] + (int)(r % e1),
+              z = f.lo[2] + (int)(r / e1);
+    /* no arrays indexed by the axis (they would live in local memory): selects instead */
+    const int pa = f.axis == 0 ? x : f.axis == 1 ? y : z;
+    const long stride = f.axis == 0 ? 1L : f.axis == 1 ? (long)f.X * f.nc : (long)f.X * f.nc * f.Y;
+    T *u = (T *)f.ptr;
+    const long at = (long)TESS_IDX(f.X, f.Y, f.nc, f.comp, x, y, z);
+    const int k = f.side * (pa - f.face);
+    /* u_j, the cell j inside the face along the normal: u_0, u_1 (read by outflow only) and
+     * u_{k-1}, the mirror of ghost k */
+    const long u0 = at + (long)(f.face - pa) * stride, in = -(long)f.side * stride;
+    const double uk = (double)u[u0 + (long)(k - 1) * in];
+    const double a0 = f.kind == TESS_BC_OUTFLOW ? (double)u[u0] : 0.0;
+    const double a1 = f.kind == TESS_BC_OUTFLOW ? (double)u[u0 + in] : 0.0;
+    u[at] = (T)tess_bc_ghost(f.kind, k, f.value, a0, a1, uk);
   }
 }
 
