@@ -102,10 +102,10 @@ static uint64_t header_hash(int version, const int grid[3], const double h3[3], 
 
 /* The periodicity and the conditions at physical faces (boundary.c), which a restart must
  * share: another set would continue a different problem from the same fields. Their text is
- * folded into the header checksum after the other attributes (periodic checkpoints, as every one
- * written before walls existed, hash without it), so a restart with other faces finds a checksum
- * that matches only with the writer's faces and is refused. The text is also stored as the
- * attribute "boundaries", for the refusal to name the writer's faces (the checksum decides). */
+ * folded into the header checksum after the other attributes (no attribute of its own: the file
+ * keeps its layout, and checkpoints written before it, periodic, hash without it), so a restart
+ * with other faces finds a checksum that matches only with the writer's faces and is refused.
+ * The refusal names the writer's settings as its stored configuration gives them (faces()). */
 static uint64_t walls_hash(uint64_t sum, const char *walls) {
   return walls ? hash_bytes(sum, walls, strlen(walls)) : sum;
 }
@@ -124,8 +124,7 @@ static int write_header(tess_sim_t sim, hid_t file, const char *app_state, const
          tess_h5_attr_write(file, "step", H5T_NATIVE_LLONG, 1, &step) ||
          tess_h5_attr_write(file, "time", H5T_NATIVE_DOUBLE, 1, &sim->time) ||
          tess_h5_attr_write_str(file, "app_state", app_state) ||
-         tess_h5_attr_write_str(file, "config", config) ||
-         tess_h5_attr_write_str(file, "boundaries", walls);
+         tess_h5_attr_write_str(file, "config", config);
 }
 
 /* Collective: one field, all components, with its checksum. */
@@ -212,6 +211,44 @@ static void run_fields(tess_sim_t sim, char list[512]) {
   list[0] = 0;
   for (int f = 0; f < sim->nfields; f++)
     if (!sim->field[f].temporary) add_name(0, sim->field[f].name, NULL, list);
+}
+
+/* The writer's periodicity and boundary settings as its stored configuration (INI text, the
+ * app's --dump-config form) gives them: "grid.periodic = z; boundary.u = x:dirichlet(0)"; the
+ * default periodicity when the text names none. */
+static void faces(const char *config, char *out, size_t len) {
+  const char *section = "", *p = config;
+  size_t n = 0, slen = 0;
+  int named = 0;
+  out[0] = 0;
+  while (p && *p) {
+    const char *end = strchr(p, '\n'), *stop = end ? end : p + strlen(p);
+    if (*p == '[') {
+      section = p + 1;
+      slen = strcspn(section, "]\n");
+    } else {
+      const int grid = slen == 4 && !strncmp(section, "grid", 4);
+      const int bc = slen == 8 && !strncmp(section, "boundary", 8);
+      const size_t key = strcspn(p, " =\n");
+      const char *eq = memchr(p, '=', (size_t)(stop - p)), *hash = strstr(p, "  #");
+      const char *v = eq ? eq + 1 : stop, *vend = hash && hash < stop ? hash : stop;
+      while (v < vend && *v == ' ')
+        v++;
+      while (vend > v && vend[-1] == ' ')
+        vend--;
+      const int want = (grid && key == 8 && !strncmp(p, "periodic", 8)) || (bc && key > 0);
+      if (want && eq && vend > v && *p != '#' && *p != ';') {
+        n += (size_t)snprintf(out + (n < len ? n : len), n < len ? len - n : 0, "%s%s.%.*s = %.*s",
+                              n ? "; " : "", grid ? "grid" : "boundary", (int)key, p,
+                              (int)(vend - v), v);
+        named |= grid;
+      }
+    }
+    p = end ? end + 1 : NULL;
+  }
+  if (!named)
+    snprintf(out + (n < len ? n : len), n < len ? len - n : 0, "%sgrid.periodic = xyz",
+             n ? "; " : "");
 }
 
 #define REFUSE(...)                                                                                \
@@ -308,30 +345,22 @@ static void check_file(tess_sim_t sim, const char *path, header *h, tess_h5_stat
   const uint64_t plain = header_hash(version, grid, h3, h->step, h->time, h->app_state, h->config);
   const int periodic = !strcmp(walls, "periodic=xyz");
   if (sum != (periodic ? plain : walls_hash(plain, walls))) {
-    char *theirs = H5Aexists(file, "boundaries") > 0 ? tess_h5_attr_read_str(file, "boundaries")
-                                                      : NULL;
-    if (theirs && strcmp(theirs, walls) &&
-        sum == (strcmp(theirs, "periodic=xyz") ? walls_hash(plain, theirs) : plain)) {
-      char msg[2200];
-      snprintf(msg, sizeof msg,
-               "checkpoint '%s' was written with other physical faces: '%s'; this run has '%s' "
-               "(a restart needs the same grid.periodic and boundary settings)",
-               path, theirs, walls);
-      free(theirs);
-      REFUSE("%s", msg);
-    }
-    free(theirs);
+    char theirs[1200];
+    faces(h->config, theirs, sizeof theirs);
     if (!periodic && sum == plain)
       REFUSE("checkpoint '%s' was written with other physical faces: periodic=xyz; this run has "
              "'%s' (a restart needs the same grid.periodic and boundary settings)",
              path, walls);
+    /* the checksum failed, so the stored settings may be damaged too: quoted as they read */
     if (periodic)
       REFUSE("checkpoint '%s' has an edited or damaged header: its checksum does not match (step "
-             "%lld, time %.17g), or it was written with other physical faces (this run: %s)",
-             path, h->step, h->time, walls);
-    REFUSE("checkpoint '%s' was written with other physical faces than this run's ('%s'), or "
-           "has an edited or damaged header: its checksum does not match (step %lld, time %.17g)",
-           path, walls, h->step, h->time);
+             "%lld, time %.17g), or it was written with other physical faces (its settings: %s; "
+             "this run: %s)",
+             path, h->step, h->time, theirs, walls);
+    REFUSE("checkpoint '%s' was written with other physical faces than this run's (its settings: "
+           "%s; this run: '%s'), or has an edited or damaged header: its checksum does not match "
+           "(step %lld, time %.17g)",
+           path, theirs, walls, h->step, h->time);
   }
   if (h->step < 0) REFUSE("checkpoint '%s' is at step %lld (allowed: >= 0)", path, h->step);
   if (!(h->time >= 0) || !isfinite(h->time))
