@@ -193,7 +193,8 @@ int main(void) {
       where(splits[s], f32);
   }
   if (tess_host_sv_kernel.cuda || tess_host_sv_kernel.cuda_f32) {
-    fprintf(stderr, "test_stencil_layer: host_sv, built from CPU sources only, has a GPU launcher\n");
+    fprintf(stderr,
+            "test_stencil_layer: host_sv, built from CPU sources only, has a GPU launcher\n");
     fails++;
   }
   if (fails) {
