@@ -6,6 +6,9 @@
 #               periodic, and every face walled (z too, which takes no condition): the final state and the last step's fluxes are bitwise the serial
 #               reference's (tests/hdiff_reference.c --bc: its own ghost fills) on 1, 2 and 3
 #               ranks, 1 to 4 tiles, overlap, bulk and buffered modes, auto and recompute
+#   conservation  mirror walls (symmetric: lap is even about the face, so no flux crosses it)
+#               keep the sum of a random field to round-off over 50 steps on 2 ranks; Dirichlet
+#               walls (a flux through the face) do not
 #   badspec     refused before anything runs, exit 2, with a message naming the setting: a
 #               missing face (field and face named), an unknown kind, a condition on a periodic
 #               axis, strategy exchange with physical faces
@@ -59,6 +62,15 @@ reference)
   if "$ref" ${grid//,/ } $coeff $steps "$dir/init.bin" "$dir/final.bin" > "$dir/ref.log"; then
     echo "FAIL: a walled run equals the periodic reference"; fail=1
   fi ;;
+conservation)
+  for bc in all:symmetric 'all:dirichlet(0)'; do
+    run "sum-$bc" 2 --grid 30,24,2 --periodic z --set "boundary.in=$bc" --init random --steps 50 \
+      --check --procs 2,1,1 --tiles 2
+    drift=$(sed -n 's/.*drift \([^ ]*\).*/\1/p' "$dir/sum-$bc.log")
+    echo "  $bc: drift $drift"
+    if [ "$bc" = all:symmetric ]; then ok='d != "" && d + 0 < 1e-13'; else ok='d != "" && d + 0 > 1e-4'; fi
+    awk -v d="$drift" "BEGIN { exit !($ok) }" || { echo "FAIL: $bc: drift '$drift'"; fail=1; }
+  done ;;
 badspec)
   refuse "field 'in' has no boundary condition on face y+" --grid 16,16,2 --periodic z \
     --set 'boundary.in=x:outflow,y-:dirichlet(0)'
@@ -67,7 +79,7 @@ badspec)
   refuse "run.strategy = 'exchange' is invalid with physical faces (grid.periodic = yz).*allowed: recompute, auto" \
     --grid 16,16,2 --periodic yz --set 'boundary.in=x:outflow' --strategy exchange
   refuse "field 'in' has no boundary condition on face x-" --grid 16,16,2 --periodic none --dry-run ;;
-*) echo "usage: hdiff_walls.sh reference|badspec APP MPIEXEC REFERENCE"; exit 2 ;;
+*) echo "usage: hdiff_walls.sh reference|conservation|badspec APP MPIEXEC REFERENCE"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo ok
 exit $fail
