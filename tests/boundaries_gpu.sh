@@ -2,8 +2,9 @@
 # boundaries_gpu.sh BUILD_DIR — walled runs of every app with physical faces on the GPU give the
 # same bits as on the CPU (the fills share bcfill.h's formula, rounded op by op): heat (2nd and
 # 6th order, double and single), Cahn-Hilliard (fused, no-flux), MHD (slip walls), Maxwell (PEC
-# cavity), each on one GPU tile and on 2 tiles (boundary tasks when tiles are buffered). 77: no
-# GPU (StarPU starts no CUDA worker).
+# cavity), hdiff (a limited-area patch: temporaries recomputed from in's ghost fills; double,
+# single, buffered), each on one GPU tile and on 2 tiles (boundary tasks when tiles are
+# buffered). 77: no GPU (StarPU starts no CUDA worker).
 set -u
 b=$1
 dir=$(mktemp -d)
@@ -23,7 +24,8 @@ pair() { # label exe args...
   cmp -s "$dir/$label-cpu.raw" "$dir/$label-cuda.raw" && echo "$label: GPU = CPU, bitwise" ||
     { echo "FAIL: $label: GPU and CPU differ"; fail=1; }
 }
-heat=$b/apps/heat/tess-heat ch=$b/apps/cahn_hilliard/tess-ch mhd=$b/apps/mhd/tess-mhd mw=$b/apps/maxwell/tess-maxwell
+hd=$b/apps/hdiff/tess-hdiff heat=$b/apps/heat/tess-heat ch=$b/apps/cahn_hilliard/tess-ch mhd=$b/apps/mhd/tess-mhd mw=$b/apps/maxwell/tess-maxwell
+dw=(--periodic z --set 'boundary.in=x-:dirichlet(0.5),x+:outflow,y-:neumann(1),y+:antisymmetric')
 hw=(--periodic z --set 'boundary.u=x-:dirichlet(0.5),x+:neumann(-2),y-:outflow,y+:symmetric')
 for t in 1 2; do
   pair heat2-t$t "$heat" --grid 64,48,32 "${hw[@]}" --steps 20 --tiles $t
@@ -36,6 +38,11 @@ for t in 1 2; do
   pair heat6-box-single-t$t "$heat" --grid 40,36,32 --periodic none --order 6 --precision single \
     --set 'boundary.u=x-:dirichlet(0.5),x+:neumann(-2),y-:outflow,y+:symmetric,z-:antisymmetric,z+:dirichlet(-1)' \
     --steps 20 --tiles $t
+  pair hdiff-t$t "$hd" --grid 96,64,16 "${dw[@]}" --init random --steps 20 --tiles $t
+  pair hdiff-single-t$t "$hd" --grid 96,64,16 "${dw[@]}" --init random --steps 20 --tiles $t --precision single
+  pair hdiff-buffered-t$t "$hd" --grid 96,64,16 "${dw[@]}" --init random --steps 20 --tiles $t --mode buffered
+  pair hdiff-box-t$t "$hd" --grid 64,96,8 --periodic none --set 'boundary.in=x:symmetric,y:dirichlet(-0.25)' \
+    --init bump --steps 20 --tiles $t
   pair maxwell-t$t "$mw" --grid 32,32,32 --periodic none --set boundary.walls=pec --init cavity --wave 1,2,0 --steps 20 --tiles $t
 done
 exit $fail

@@ -11,12 +11,18 @@
  * strategy, the extents on which lap, fli and flj run so that only `in` is exchanged, once per
  * step, two cells wide (docs/multistage.md). run.strategy picks exchange, recompute or auto.
  *
+ * A limited-area patch: --periodic without x or y makes that axis's faces physical; only `in`
+ * has conditions there (boundary.in, docs/boundaries.md), and lap, fli and flj near a face are
+ * computed from in's ghost fills (the recompute strategy, which the runtime then picks). z is
+ * never read across: it may be periodic or not and takes no conditions.
+ *
  * Initial states: `bump` (a raised square: a sharp feature to smooth, the default), `sine`
  * (one Fourier mode per level: --check compares it with the discrete symbol
  * 1 - coeff (lx + ly)^2 per step, lambda = 4 sin^2(k/2)), `random` (uniform in [-amp, amp]:
  * the limiter acts). --check also prints the drift of the sum (flux form: conserved).
  *
  *   tess-hdiff --grid 128,128,16 --steps 100 --every 10 --png --check
+ *   tess-hdiff --grid 96,64,8 --periodic z --set 'boundary.in=x-:dirichlet(0),x+:outflow,y:outflow'
  */
 #include <math.h>
 #include <stdint.h>
@@ -37,6 +43,7 @@ typedef struct {
   double coeff, amp;
   int wave, seed, check, png, fpcheck;
   char init[16], strategy[16];
+  char bc_in[256];   /* boundary.in: conditions at the physical faces of x and y */
   char machine[256]; /* run.machine: figures of the strategy cost model (tess_machine_parse) */
   char fluxes[TESS_APP_PATH]; /* debug.fluxes: fli and flj of the last step, raw float64 */
   const int *n;
@@ -63,6 +70,35 @@ static double init(const long g[3], int comp, void *arg) {
   return in ? o->amp : 0;
 }
 
+/* Whether x or y has physical faces (z is never read across). */
+static int walled(const tess_app *app) {
+  return (!app->periodic[0] && app->s.n[0] > 1) || (!app->periodic[1] && app->s.n[1] > 1);
+}
+
+/* boundary.in: the spec parses, and each physical face of x and y has a condition (z needs
+ * none); 0, or -1 after a message where `root`. */
+static int check_conditions(const tess_app *app, const hdiff_opts *o, int root) {
+  tess_bc bc[6];
+  unsigned set;
+  char msg[768];
+  if (tess_bc_parse(o->bc_in, "in", app->periodic, bc, &set, msg, sizeof msg)) {
+    if (root) fprintf(stderr, PROG ": %s\n", msg);
+    return -1;
+  }
+  for (int f = 0; f < 4; f++) {
+    const int axis = f / 2;
+    if (app->periodic[axis] || app->s.n[axis] == 1 || ((set >> f) & 1)) continue;
+    if (root)
+      fprintf(stderr,
+              PROG ": field 'in' has no boundary condition on face %s: axis %c is not periodic "
+                   "(grid.periodic = %s) (set boundary.in, e.g. --set 'boundary.in=%c:outflow', "
+                   "or make %c periodic)\n",
+              tess_face_name(f), "xyz"[axis], app -> s.periodic, "xyz"[axis], "xyz"[axis]);
+    return -1;
+  }
+  return 0;
+}
+
 /* 0, or -1 after a message where `root` (one rank; every rank takes the same exit). Before MPI
  * (the app's check, also of a dry run) and again in the run. */
 static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, int root) {
@@ -85,6 +121,13 @@ static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, i
     snprintf(buf, sizeof buf, "run.strategy = '%s' is invalid (allowed: auto, exchange, recompute)",
              o->strategy);
     msg = buf;
+  } else if (walled(app) && *st == TESS_STRATEGY_EXCHANGE) {
+    snprintf(buf, sizeof buf,
+             "run.strategy = 'exchange' is invalid with physical faces (grid.periodic = %s): "
+             "lap, fli and flj have no conditions and are computed at the faces from in's ghost "
+             "fills (allowed: recompute, auto)",
+             app->s.periodic);
+    msg = buf;
   } else {
     tess_machine m;
     char why[200];
@@ -94,7 +137,7 @@ static int derive(const tess_app *app, const hdiff_opts *o, tess_strategy *st, i
     }
   }
   if (msg && root) fprintf(stderr, PROG ": %s\n", msg);
-  return msg ? -1 : 0;
+  return msg ? -1 : check_conditions(app, o, root);
 }
 
 typedef struct {
@@ -131,7 +174,7 @@ static int check(hdiff_run *h, tess_sim_t sim) {
   const double scale = fabs(o->amp) * (double)st.count;
   printf("check: sum_initial %+.17e sum_final %+.17e drift %.3e (relative to amp x cells)\n",
          h->sum0, st.sum, fabs(st.sum - h->sum0) / scale);
-  if (strcmp(o->init, "sine")) return 0;
+  if (strcmp(o->init, "sine") || walled(h->app)) return 0; /* the symbol is the periodic box's */
   double lam = 0;
   for (int i = 0; i < 2; i++) {
     const double s = n[i] > 1 ? sin(TESS_PI * o->wave / n[i]) : 0;
@@ -197,6 +240,7 @@ static int run(tess_app *app, void *ctx) {
   CALL(tess_sim_set_footprint_check(sim, o->fpcheck));
   CALL(tess_sim_add_field(sim, "in", 1, &h.u));
   CALL(tess_sim_add_field(sim, "out", 1, &out));
+  CALL(tess_sim_set_boundary_spec(sim, h.u, o->bc_in));
   CALL(tess_sim_add_temporary(sim, "lap", 1, &lap));
   CALL(tess_sim_add_temporary(sim, "fli", 1, &fli));
   CALL(tess_sim_add_temporary(sim, "flj", 1, &flj));
@@ -241,17 +285,6 @@ done:
 static int check_settings(tess_app *app, void *ctx) {
   hdiff_opts *o = ctx;
   o->n = app->s.n;
-  /* lateral boundaries of a limited-area patch are not written yet (docs/boundaries.md): say
-   * so here rather than let setup ask for conditions this app has no setting for */
-  for (int i = 0; i < 3; i++)
-    if (!app->periodic[i] && app->s.n[i] > 1) {
-      if (tess_app_prints())
-        fprintf(stderr,
-                PROG ": grid.periodic = %s: this app runs on a periodic box only (allowed: "
-                     "xyz, or leave out the axes of extent 1)\n",
-                app->s.periodic);
-      return 1;
-    }
   tess_strategy st;
   return derive(app, o, &st, tess_app_prints()) ? 1 : 0;
 }
@@ -271,6 +304,9 @@ int main(int argc, char **argv) {
                      "sine: periods per box along x and y", .min = 1, .max = 1 << 20),
       TESS_OPT_ENTRY("physics.seed", TESS_OPT_INT, &o.seed, "seed", "random: seed", .min = 0,
                      .max = 1 << 30),
+      TESS_OPT_STRING_ENTRY("boundary.in", o.bc_in, NULL,
+                            "conditions of in at the physical faces of x and y (face:kind(value) "
+                            "list: docs/boundaries.md)"),
       TESS_OPT_STRING_ENTRY("run.strategy", o.strategy, "strategy",
                             "halos of the temporaries: auto, exchange or recompute"),
       TESS_OPT_STRING_ENTRY("run.machine", o.machine, "machine",

@@ -3,7 +3,8 @@
  *   reach   what each stage reads of each input: one-sided offsets per axis (tess_reach), the
  *           kernel's declaration or its symmetric radius, clipped to axes of extent > 1;
  *   local   (strategy recompute) the temporaries whose halos their producer computes: written
- *           by one stage that writes nothing else, read only by later stages, never swapped;
+ *           by one stage that writes nothing else, read only by later stages, never swapped,
+ *           without conditions; forced where one is read across a physical face (no fill);
  *   extent  backwards over the program: a stage writing local temporaries computes on its owned
  *           box grown by the union over their readers of (reader's extent + reader's reach), the
  *           transitive closure E = D+ of the digest; every other stage has extent 0;
@@ -84,11 +85,16 @@ static int reads(const tess_op *op, int f) {
   return 0;
 }
 
-/* Temporaries that could be local (see the header), as a bit set of fields. */
+/* Temporaries that could be local (see the header), as a bit set of fields. One with conditions
+ * of its own is not: only fills give its ghosts their values at a physical face. */
 static uint32_t candidates(const tess_sim_t sim) {
   uint32_t set = 0;
   for (int f = 0; f < sim->nfields; f++) {
-    if (!sim->field[f].temporary) continue;
+    const tess_field *fd = &sim->field[f];
+    int bc = 0;
+    for (int c = 0; fd->bc && c < 6 * fd->nc; c++)
+      bc |= fd->bc[c].kind != TESS_BC_NONE;
+    if (!fd->temporary || bc) continue;
     int writer = -1, nwriters = 0, ok = 1, read = 0;
     for (int o = 0; o < sim->nops; o++) {
       const tess_op *op = sim->op[o];
@@ -481,6 +487,21 @@ static tess_err check_temporaries(const tess_sim_t sim) {
   return TESS_OK;
 }
 
+/* Under derive(sim, 0): a temporary read across a physical face where it has no condition (its
+ * producer computes that halo from the inputs' ghost fills: recompute), its face in *face; or -1 */
+static int bare_temporary(const tess_sim_t sim, int *face) {
+  for (int f = 0; f < sim->nfields; f++)
+    for (int fc = 0; sim->field[f].temporary && !sim->field[f].local && fc < 6; fc++) {
+      const tess_field *fd = &sim->field[f];
+      const int i = fc / 2, w = fc & 1 ? fd->whi[i] : fd->wlo[i];
+      int has = fd->bc != NULL;
+      for (int c = 0; has && c < fd->nc; c++)
+        has = fd->bc[fc * fd->nc + c].kind != TESS_BC_NONE;
+      if (!sim->periodic[i] && sim->n[i] > 1 && w > 0 && !has) return *face = fc, f;
+    }
+  return -1;
+}
+
 tess_err tess_program_choose(tess_sim_t sim) {
   TESS_CALL(check_temporaries(sim));
   const uint32_t cand = candidates(sim);
@@ -488,17 +509,36 @@ tess_err tess_program_choose(tess_sim_t sim) {
   const int cuda = sim->device == TESS_DEVICE_CUDA ||
                    (sim->device == TESS_DEVICE_AUTO && tess_ncuda_devices() > 0);
   derive(sim, 0);
-  /* recomputing a temporary's halo would compute ghost cells at a physical face with the
-   * stage's kernel instead of the face's condition */
-  const int walled = tess_boundary_walled(sim);
-  TESS_CHECK(!walled || !cand || req != TESS_STRATEGY_RECOMPUTE, TESS_ERR_ARG,
-             "strategy 'recompute' needs a periodic grid (some axis has physical faces, "
-             "grid.periodic); use strategy 'exchange' or 'auto'");
-  if (!cand || req == TESS_STRATEGY_EXCHANGE || walled) {
+  /* Physical faces: only fields carry conditions; a temporary read across a face without one
+   * of its own is computed there by its producer from the inputs' ghost fills (recompute), the
+   * one strategy that gives its halo a value there (docs/boundaries.md). */
+  int face = -1;
+  const int bare = tess_boundary_walled(sim) ? bare_temporary(sim, &face) : -1;
+  if (bare >= 0) {
+    TESS_CHECK(req != TESS_STRATEGY_EXCHANGE, TESS_ERR_ARG,
+               "strategy 'exchange' (run.strategy) cannot run on this grid: temporary '%s' is "
+               "read across the physical face %s, where it has no condition; recompute computes "
+               "it there from the inputs' ghost fills (allowed with physical faces: recompute, "
+               "auto)",
+               sim->field[bare].name, tess_face_name(face));
+    derive(sim, cand);
+    const int left = bare_temporary(sim, &face);
+    TESS_CHECK(left < 0, TESS_ERR_ARG,
+               "temporary '%s' is read across the physical face %s, has no condition there and "
+               "cannot be recomputed (that needs one producer writing only temporaries, read by "
+               "later stages only); give it conditions or make axis %c periodic (grid.periodic)",
+               sim->field[left < 0 ? 0 : left].name, tess_face_name(face), "xyz"[face / 2]);
+    sim->strategy = TESS_STRATEGY_RECOMPUTE;
+    snprintf(sim->strategy_why, sizeof sim->strategy_why, "%s",
+             req == TESS_STRATEGY_RECOMPUTE
+                 ? "requested"
+                 : "physical faces: temporaries computed from the inputs' ghost fills");
+    return tess_sim_choose_grids(sim);
+  }
+  if (!cand || req == TESS_STRATEGY_EXCHANGE) {
     sim->strategy = TESS_STRATEGY_EXCHANGE;
     snprintf(sim->strategy_why, sizeof sim->strategy_why, "%s",
              req == TESS_STRATEGY_EXCHANGE ? "requested"
-             : walled                      ? "physical faces: every halo is exchanged or filled"
                                            : "no temporary can be recomputed (every halo is "
                                              "exchanged)");
     return tess_sim_choose_grids(sim);
