@@ -129,8 +129,9 @@ struct tess_sim_s {
 
   double time, dt;
   long step;
-  long ntasks; /* tasks submitted (tasks.c), for the run's log line */
-  double t0;   /* wall-clock origin for the task log */
+  long ntasks;           /* tasks submitted (tasks.c), for the run's log line */
+  tess_halo_counts halo; /* halo.c counts messages, packs, unpacks; step.c steps and tasks */
+  double t0;             /* wall-clock origin for the task log */
 
   struct tess_names *names; /* interned task names (names.c) */
 

@@ -86,9 +86,10 @@ static int link_moves(const tess_sim_t sim, const tess_op *op, uint32_t set, con
 }
 
 static void set_side(tess_side *s, void *tile, const int dim[3], const int lo[3], size_t off,
-                     const int ext[3]) {
+                     int buf, const int ext[3]) {
   s->ptr = tile;
   s->off = off;
+  s->buf = tile ? 0 : buf;
   for (int i = 0; i < 3; i++) {
     s->dim[i] = tile ? dim[i] : ext[i];
     s->lo[i] = tile ? lo[i] : 0;
@@ -98,9 +99,10 @@ static void set_side(tess_side *s, void *tile, const int dim[3], const int lo[3]
 enum side { PACK, UNPACK, FILL };
 
 /* Appends link l's moves of the stale inputs of op, fields after fields, in the buffer's order
- * when one side is the buffer (both ranks enumerate the same list). */
+ * when one side is the buffer (both ranks enumerate the same list); buf: the task's buffer
+ * number that side refers to. */
 static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
-                      tess_moves *mv) {
+                      int buf, tess_moves *mv) {
   size_t off = 0;
   for (int k = 0; k < op->stage.nin; k++) {
     if (!((op->in_stale >> k) & 1)) continue;
@@ -116,12 +118,15 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
       m->nc = f->nc;
       for (int i = 0; i < 3; i++)
         m->ext[i] = bm->ext[i];
-      set_side(&m->src, src, sim->dim, bm->src_lo, off, bm->ext);
-      set_side(&m->dst, dst, sim->dim, bm->dst_lo, off, bm->ext);
+      set_side(&m->src, src, sim->dim, bm->src_lo, off, buf, bm->ext);
+      set_side(&m->dst, dst, sim->dim, bm->dst_lo, off, buf, bm->ext);
       off += tess_move_count(m);
     }
   }
-  if (s != FILL) mv->buffer_len = off;
+  if (s != FILL) {
+    mv->buffer_len[buf] = off;
+    if (buf >= mv->nbuf) mv->nbuf = buf + 1;
+  }
 }
 
 /* Adds, for each stale input, the source tile's class tokens that link l reads. */
@@ -162,7 +167,7 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
     const int nl = l->buffered || l->physical ? 0 : link_moves(sim, op, op->in_stale, l, NULL);
     if (!nl) continue;
     n += nl;
-    if (moves) add_moves(sim, op, l, FILL, moves);
+    if (moves) add_moves(sim, op, l, FILL, 0, moves);
     if (spec) { /* the halo token is private to a one-class tile's only task: not needed */
       add_source_tokens(sim, op, l, spec);
       if (p->nclass > 1) add_halo_token(sim, op, x, k, spec);
@@ -244,37 +249,127 @@ static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
   return ((int64_t)op_index * ntiles + l->dst_gid) * TESS_NDIRS + l->rep;
 }
 
-/* One pack or unpack task of link l's `nmoves` box moves (link_moves). */
-static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
-                             tess_tile *on, int link, starpu_data_handle_t buf, int op_index,
-                             int nmoves) {
-  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
-  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
-  add_moves(sim, op, l, s, mv);
-  tess_task_spec spec = {.cl = s == PACK ? &tess_pack_cl : &tess_unpack_cl,
-                         .arg = mv,
-                         .arg_size = tess_moves_bytes(mv),
-                         .priority = TESS_PRIO_HALO,
-                         .tile = on,
-                         .kind = s == PACK ? TESS_TASK_PACK : TESS_TASK_UNPACK,
-                         .log_tile = on->id,
-                         .dir = s == PACK ? TESS_NDIRS - 1 - l->rep : l->rep,
-                         .dirs = l->dirs,
-                         .stage = op_index};
-  tess_task_spec_add(&spec, buf, s == PACK ? STARPU_W : STARPU_R);
-  if (s == PACK)
-    add_source_tokens(sim, op, l, &spec);
-  else
-    add_halo_token(sim, op, on, link, &spec);
-  return tess_task_submit(sim, &spec);
-}
-
+/* The unpack task of link `link` of tile x from its buffer (`nmoves` box moves, link_moves). */
 static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *x,
                               int link, starpu_data_handle_t buf, int nmoves) {
   const tess_link *l = &x->plan->in[link];
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1))
     TESS_CALL(tess_task_gate(sim, buf));
-  return submit_moves(sim, op, l, UNPACK, x, link, buf, op_index, nmoves);
+  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
+  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
+  add_moves(sim, op, l, UNPACK, 0, mv);
+  tess_task_spec spec = {.cl = &tess_unpack_cl,
+                         .arg = mv,
+                         .arg_size = tess_moves_bytes(mv),
+                         .priority = TESS_PRIO_HALO,
+                         .tile = x,
+                         .kind = TESS_TASK_UNPACK,
+                         .log_tile = x->id,
+                         .dir = l->rep,
+                         .dirs = l->dirs,
+                         .stage = op_index};
+  tess_task_spec_add(&spec, buf, STARPU_R);
+  add_halo_token(sim, op, x, link, &spec);
+  sim->halo.unpacks++;
+  return tess_task_submit(sim, &spec);
+}
+
+/* A buffered link a tile sends this stage: to another rank (x NULL) or to tile x of this rank
+ * (its incoming link number k). */
+typedef struct {
+  tess_link *l;
+  tess_tile *x;
+  int k, nmoves;
+  starpu_data_handle_t buf;
+} sending;
+
+/* Class tokens a pack of the links in `classes` reads: one per class and stale input. */
+static int pack_tokens(const tess_op *op, uint32_t classes) {
+  return __builtin_popcount(classes) * __builtin_popcount(op->in_stale);
+}
+
+/* One pack task on tile n for the links snd[0..count): each into its own buffer
+ * (buffers[0..count), W), reading the union of the class tokens of n the links read. It is named
+ * by the direction it sends to when it serves one link, else by 0; dirs: the receivers' halo
+ * directions it fills (the task log's convention for packs). */
+static tess_err submit_pack(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *n,
+                            const sending *snd, int count) {
+  int nmoves = 0;
+  for (int i = 0; i < count; i++)
+    nmoves += snd[i].nmoves;
+  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
+  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
+  uint32_t dirs = 0;
+  for (int i = 0; i < count; i++) {
+    add_moves(sim, op, snd[i].l, PACK, i, mv);
+    dirs |= snd[i].l->dirs;
+  }
+  tess_task_spec spec = {.cl = &tess_pack_cl,
+                         .arg = mv,
+                         .arg_size = tess_moves_bytes(mv),
+                         .priority = TESS_PRIO_HALO,
+                         .tile = n,
+                         .kind = TESS_TASK_PACK,
+                         .log_tile = n->id,
+                         .dir = count == 1 ? TESS_NDIRS - 1 - snd[0].l->rep : TESS_DIR_CENTER,
+                         .dirs = dirs,
+                         .stage = op_index};
+  for (int i = 0; i < count; i++) /* the buffers first: buffers[i] is the moves' buffer i */
+    tess_task_spec_add(&spec, snd[i].buf, STARPU_W);
+  for (int i = 0; i < count; i++)
+    add_source_tokens(sim, op, snd[i].l, &spec);
+  sim->halo.packs++;
+  return tess_task_submit(sim, &spec);
+}
+
+/* The sends of tile n this stage: one pack for all of them (several only where one task would
+ * exceed StarPU's buffers per task), then each buffer's message or unpack. Links to other ranks
+ * come first in each pack's list: they are the longest path. */
+static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *n) {
+  sending snd[TESS_MOVES_MAXBUF];
+  int count = 0;
+  long elements;
+  for (int k = 0; k < n->plan->nout; k++) {
+    tess_link *l = &n->plan->out[k];
+    const int nm = link_moves(sim, op, op->in_stale, l, &elements);
+    if (nm) snd[count++] = (sending){l, NULL, k, nm, link_buffer(sim, l, op_index, elements)};
+  }
+  for (int t = 0; t < sim->ntiles; t++) {
+    tess_tile *x = &sim->tile[t];
+    for (int k = 0; k < x->plan->nin; k++) {
+      tess_link *l = &x->plan->in[k];
+      if (!l->buffered || l->src_local != n - sim->tile) continue;
+      const int nm = link_moves(sim, op, op->in_stale, l, &elements);
+      if (nm) snd[count++] = (sending){l, x, k, nm, link_buffer(sim, l, op_index, elements)};
+    }
+  }
+  for (int first = 0; first < count;) {
+    int last = first;
+    uint32_t classes = 0;
+    while (last < count &&
+           (last - first + 1) + pack_tokens(op, classes | snd[last].l->src_classes) <=
+               STARPU_NMAXBUFS)
+      classes |= snd[last++].l->src_classes;
+    if (last == first) last++; /* one link alone always fits (plan.c keeps links small) */
+    TESS_CALL(submit_pack(sim, op, op_index, n, &snd[first], last - first));
+    for (int i = first; i < last; i++) {
+      const sending *s = &snd[i];
+      if (s->x) {
+        TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
+        continue;
+      }
+      const int64_t tag = tag_of(sim, op_index, s->l);
+      sim->halo.messages_sent++;
+      sim->halo.bytes_sent += (long)starpu_vector_get_nx(s->buf) * (long)sim->esize;
+      if (sim->direct)
+        TESS_CALL(tess_direct_submit(sim, n, s->buf, 1, s->l->dst_rank, (int)tag));
+      else
+        TESS_STARPU_CALL(
+            starpu_mpi_isend_detached(s->buf, s->l->dst_rank, tag, sim->comm, NULL, NULL));
+    }
+    first = last;
+  }
+  return TESS_OK;
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
@@ -291,6 +386,8 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
         continue;
       starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
       const int64_t tag = tag_of(sim, op_index, l);
+      sim->halo.messages_received++;
+      sim->halo.bytes_received += count * (long)sim->esize;
       if (sim->direct)
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
@@ -299,32 +396,9 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     }
   }
 
-  /* 2. packs: for other ranks first (the longest path), then between this rank's tiles */
-  for (int t = 0; t < sim->ntiles; t++) {
-    tess_tile *n = &sim->tile[t];
-    for (int k = 0; k < n->plan->nout; k++) {
-      tess_link *l = &n->plan->out[k];
-      if (!(nm = link_moves(sim, op, op->in_stale, l, &count))) continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
-      TESS_CALL(submit_moves(sim, op, l, PACK, n, -1, buf, op_index, nm));
-      const int64_t tag = tag_of(sim, op_index, l);
-      if (sim->direct)
-        TESS_CALL(tess_direct_submit(sim, n, buf, 1, l->dst_rank, (int)tag));
-      else
-        TESS_STARPU_CALL(starpu_mpi_isend_detached(buf, l->dst_rank, tag, sim->comm, NULL, NULL));
-    }
-  }
-  for (int t = 0; t < sim->ntiles; t++) {
-    tess_tile *x = &sim->tile[t];
-    for (int k = 0; k < x->plan->nin; k++) {
-      tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local < 0 || !(nm = link_moves(sim, op, op->in_stale, l, &count)))
-        continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
-      TESS_CALL(submit_moves(sim, op, l, PACK, &sim->tile[l->src_local], -1, buf, op_index, nm));
-      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
-    }
-  }
+  /* 2. one pack per tile for all it sends, then the messages and this rank's unpacks */
+  for (int t = 0; t < sim->ntiles; t++)
+    TESS_CALL(send_tile(sim, op, op_index, &sim->tile[t]));
 
   /* 3. local copies of tiles of several classes (a tile of one class copies in its task) */
   for (int t = 0; t < sim->ntiles; t++) {
