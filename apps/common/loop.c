@@ -170,6 +170,7 @@ static void count_halo(tess_sim_t sim, const tess_halo_counts *c0, tess_halo_cou
   acc->tasks += c.tasks - c0->tasks;
   acc->packs += c.packs - c0->packs;
   acc->unpacks += c.unpacks - c0->unpacks;
+  acc->hosted += c.hosted - c0->hosted;
   acc->messages_sent += c.messages_sent - c0->messages_sent;
   acc->messages_received += c.messages_received - c0->messages_received;
   acc->bytes_sent += c.bytes_sent - c0->bytes_sent;
@@ -179,22 +180,22 @@ static void count_halo(tess_sim_t sim, const tess_halo_counts *c0, tess_halo_cou
 /* The run summary's halo line, per step of the timed chunks: this path's messages and bytes
  * between ranks and its tasks, the mean over ranks and the busiest rank (collective). */
 static void print_halo(const tess_app *app, const tess_halo_counts *h, long steps) {
-  const double mine[7] = {
+  const double mine[8] = {
       (double)h->messages_sent,  (double)h->bytes_sent, (double)h->messages_received,
       (double)h->bytes_received, (double)h->tasks,      (double)h->packs,
-      (double)h->unpacks};
-  double sum[7], max[7];
+      (double)h->unpacks,        (double)h->hosted};
+  double sum[8], max[8];
   int nranks;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  MPI_Reduce(mine, sum, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(mine, max, 7, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, max, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (!app->root) return;
   const double per = (double)steps * nranks;
   printf("halo messages per step and rank: sent %g (%.0f bytes), received %g (%.0f bytes); "
          "busiest of %d rank(s): sent %g (%.0f bytes); %.1f tasks per step and rank (%.1f pack, "
-         "%.1f unpack)\n",
+         "%.1f unpack, %.1f unpacked by compute tasks)\n",
          sum[0] / per, sum[1] / per, sum[2] / per, sum[3] / per, nranks, max[0] / (double)steps,
-         max[1] / (double)steps, sum[4] / per, sum[5] / per, sum[6] / per);
+         max[1] / (double)steps, sum[4] / per, sum[5] / per, sum[6] / per, sum[7] / per);
 }
 
 int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {

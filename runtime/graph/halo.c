@@ -274,6 +274,70 @@ static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, t
   return tess_task_submit(sim, &spec);
 }
 
+/* Buffered links of tile x (bit = link index). */
+static uint32_t buffered_links(const tess_plan *p) {
+  uint32_t set = 0;
+  for (int k = 0; k < p->nin; k++)
+    set |= (uint32_t)(p->in[k].buffered != 0) << k;
+  return set;
+}
+
+/* Submission order key of class c: the buffered links its footprint reads this stage, then c. */
+static int class_key(const tess_plan *p, int op_index, int c) {
+  return __builtin_popcount(p->reads_in[op_index][c] & buffered_links(p)) * TESS_NDIRS + c;
+}
+
+void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *x, int *order) {
+  (void)sim;
+  const tess_plan *p = x->plan;
+  for (int c = 0; c < p->nclass; c++) { /* insertion sort by class_key: at most 27 */
+    int i = c;
+    while (i > 0 && class_key(p, op_index, order[i - 1]) > class_key(p, op_index, c)) {
+      order[i] = order[i - 1];
+      i--;
+    }
+    order[i] = c;
+  }
+}
+
+/* The class of tile x that unpacks incoming link k in its own task this stage (plan.h), or -1:
+ * the first reader in submission order, if its buffered reads are contained in every other
+ * reader's; none for the held-back test link or a link whose ghosts a fill reads. */
+static int unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k) {
+  const tess_plan *p = x->plan;
+  const tess_link *l = &p->in[k];
+  if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1)) return -1;
+  for (int j = 0; j < p->nin; j++)
+    if (p->in[j].physical && ((p->in[j].pre >> k) & 1)) return -1;
+  const uint32_t buffered = buffered_links(p);
+  int host = -1;
+  for (int c = 0; c < p->nclass; c++)
+    if (((p->reads_in[op_index][c] >> k) & 1) &&
+        (host < 0 || class_key(p, op_index, c) < class_key(p, op_index, host)))
+      host = c;
+  for (int c = 0; host >= 0 && c < p->nclass; c++)
+    if (((p->reads_in[op_index][c] >> k) & 1) &&
+        (p->reads_in[op_index][host] & buffered & ~p->reads_in[op_index][c]))
+      return -1;
+  return host;
+}
+
+int tess_halo_hosted(const tess_sim_t sim, const tess_op *op, const tess_tile *x, int c,
+                     tess_moves *moves, tess_task_spec *spec) {
+  const tess_plan *p = x->plan;
+  int n = 0, nb = 0;
+  for (int k = 0; k < p->nin; k++) {
+    if (p->host[k] != c) continue;
+    n += p->host_moves[k];
+    if (moves) add_moves(sim, op, &p->in[k], UNPACK, nb, moves);
+    if (spec) tess_task_spec_add(spec, p->host_buf[k], STARPU_R);
+    nb++;
+  }
+  for (int k = 0; spec && k < p->nin; k++)
+    if (p->host[k] == c) add_halo_token(sim, op, x, k, spec);
+  return n;
+}
+
 /* A buffered link a tile sends this stage: to another rank (x NULL) or to tile x of this rank
  * (its incoming link number k). */
 typedef struct {
@@ -355,7 +419,16 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
     for (int i = first; i < last; i++) {
       const sending *s = &snd[i];
       if (s->x) {
-        TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
+        tess_plan *xp = s->x->plan;
+        const int host = unpack_host(sim, op_index, s->x, s->k);
+        if (host < 0) {
+          TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
+          continue;
+        }
+        xp->host[s->k] = host; /* tess_submit_compute: that class's task unpacks it */
+        xp->host_buf[s->k] = s->buf;
+        xp->host_moves[s->k] = s->nmoves;
+        sim->halo.hosted++;
         continue;
       }
       const int64_t tag = tag_of(sim, op_index, s->l);
@@ -373,6 +446,9 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
+  for (int t = 0; t < sim->ntiles; t++)
+    for (int k = 0; k < TESS_MAX_LINKS; k++)
+      sim->tile[t].plan->host[k] = -1;
   if (!op->in_stale) return TESS_OK;
   long count; /* per link: its box moves (0: nothing to carry, no message, no task), elements */
   int nm;

@@ -64,7 +64,7 @@ void tess_moves_cpu(const tess_moves *l, void *const *buf) {
 
 /* The buffer handles come from the runtime's halo plan; a short one would be a plan bug that
  * silently corrupts memory, so check them on every task (cheap next to the copy). */
-static void moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_MOVES_MAXBUF]) {
+void tess_moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_MOVES_MAXBUF]) {
   for (int b = 0; b < l->nbuf; b++) {
     STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[b]) == (size_t)l->esize,
                       "halo buffer elements must be of the tile's size");
@@ -77,14 +77,14 @@ static void moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_M
 
 static void moves_cpu_func(void *buffers[], void *cl_arg) {
   void *buf[TESS_MOVES_MAXBUF];
-  moves_buffers(buffers, cl_arg, buf);
+  tess_moves_buffers(buffers, cl_arg, buf);
   tess_moves_cpu(cl_arg, buf);
 }
 
 #ifdef TESS_HAVE_CUDA
 static void moves_cuda_func(void *buffers[], void *cl_arg) {
   void *buf[TESS_MOVES_MAXBUF];
-  moves_buffers(buffers, cl_arg, buf);
+  tess_moves_buffers(buffers, cl_arg, buf);
   tess_moves_cuda(cl_arg, buf, starpu_cuda_get_local_stream());
 }
 #endif

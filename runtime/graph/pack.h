@@ -99,6 +99,9 @@ void tess_simgrid_task_placeholder(void *buffers[], void *arg);
 #define TESS_SIM_CUDA(f) tess_simgrid_task_placeholder
 #endif
 
+/* The pointers of a task's buffers 0..l->nbuf (StarPU vectors) for the moves l, each checked
+ * against the elements and element size the moves need (a plan bug otherwise: aborts). */
+void tess_moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_MOVES_MAXBUF]);
 /* One ghost fill move (m->bc.kind != 0) on the CPU (boundary.c). */
 void tess_bcfill_cpu(const tess_move *m, int esize);
 #ifdef TESS_HAVE_CUDA

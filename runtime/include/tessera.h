@@ -328,10 +328,11 @@ typedef struct {
 tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
 
 /* What this rank's halo path did since tess_sim_setup: halo messages to and from other ranks and
- * their payload bytes, pack and unpack tasks, all tasks, and the steps tess_sim_run ran. Counted
- * at submission, so complete once tess_sim_run returns. Local to the rank, not collective. */
+ * their payload bytes, pack and unpack tasks, unpacks done inside a compute task (hosted), all
+ * tasks, and the steps tess_sim_run ran. Counted at submission, so complete once tess_sim_run
+ * returns. Local to the rank, not collective. */
 typedef struct {
-  long steps, tasks, packs, unpacks;
+  long steps, tasks, packs, unpacks, hosted;
   long messages_sent, messages_received;
   long bytes_sent, bytes_received;
 } tess_halo_counts;
