@@ -1,21 +1,26 @@
 /* halo.c — the halo exchange of one stage, link by link (plan.h), as tasks StarPU orders by
  * their tokens.
  *
- * A buffered link from tile N into tile X carries every stale input of the stage at once:
+ * A buffered link from tile N into tile X carries every stale input of the stage at once, in a
+ * buffer of its own; N fills the buffers of all its buffered links in one pack task:
  *
- *   N: pack (all boxes, all fields) -> buffer --(same rank: StarPU copies it, GPU<->GPU direct)-->
- *                                            --(other rank: starpu_mpi_isend / irecv, host-staged,
- *                                               or MPI on the buffers' own memory, direct.c)-->
+ *   N: pack (every link it sends: all boxes, all fields) -> buffer of link N->X, N->Y, ...
+ *      --(same rank: StarPU copies it, GPU<->GPU direct)-->
+ *      --(other rank: starpu_mpi_isend / irecv, host-staged, or MPI on the buffers' own memory,
+ *         direct.c)-->
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
+ * Between tiles of one rank the unpack is done by the first class task that reads the link
+ * (unpack_host, plan.h), before its kernel; from another rank it is a task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per
  * tile and stage ("copy" in the logs), before the classes that read them.
  *
- * pack reads only the class tokens of N whose cells it sends, unpack writes only its link's
- * halo token, so each chain depends on nothing but its own data (digest 2.7). Receives are
- * posted before the packs (NekCEM's order). The buffers of a link are per stage (each stage
- * may carry other fields); StarPU orders pack-after-send (reuse) and unpack-after-receive.
+ * pack reads only the class tokens of N whose cells it sends, an unpack writes only its link's
+ * halo token, so each receiver's chain depends on nothing but its own neighbours' data (digest
+ * 2.7). Receives are posted before the packs (NekCEM's order). The buffers of a link are per
+ * stage (each stage may carry other fields); StarPU orders pack-after-send (reuse) and
+ * unpack-after-receive.
  */
 #include "error.h"
 #include "sim.h"
