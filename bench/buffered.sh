@@ -59,7 +59,7 @@ done
 {
   echo "# $(date -u +%FT%TZ) $(hostname) $(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# heat order 6 96^3 double, 1 rank, $workers CPU workers, --mode buffered, $reps rounds"
-  echo "# ${COMMIT:+commit $COMMIT, }command: ${BASE:+BASE=$BASE }bench/buffered.sh $arg $reps"
+  echo "# ${COMMIT:+commit $COMMIT, }command: ${BASE:+BASE=$BASE }${WORKERS:+WORKERS=$WORKERS }${SCHEDS:+SCHEDS=\"$SCHEDS\" }${TILES:+TILES=\"$TILES\" }bench/buffered.sh $arg $reps"
   /usr/bin/env python3 - "$out/runs.csv" <<'EOF'
 import csv, statistics, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["median_ms"]]
