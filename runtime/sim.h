@@ -129,8 +129,9 @@ struct tess_sim_s {
 
   double time, dt;
   long step;
-  long ntasks; /* tasks submitted (tasks.c), for the run's log line */
-  double t0;   /* wall-clock origin for the task log */
+  long ntasks;           /* tasks submitted (tasks.c), for the run's log line */
+  tess_halo_counts halo; /* halo.c counts messages, packs, unpacks; step.c steps and tasks */
+  double t0;             /* wall-clock origin for the task log */
 
   struct tess_names *names; /* interned task names (names.c) */
 
@@ -274,6 +275,14 @@ struct tess_moves_s; /* pack.h */
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op);
 int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
                     struct tess_moves_s *moves, tess_task_spec *spec);
+/* The unpacks class c of tile x does in its task this stage (plan.h): with spec (empty so far)
+ * adds their buffers (R, as buffers 0..) and halo tokens (W); with moves appends their moves,
+ * referring to those buffers. Returns the moves a list needs room for (0: none). */
+int tess_halo_hosted(const tess_sim_t sim, const tess_op *op, const tess_tile *x, int c,
+                     struct tess_moves_s *moves, tess_task_spec *spec);
+/* The order tile x's classes are submitted in for stage op_index (a class that unpacks a link
+ * before the other classes reading it). */
+void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *x, int *order);
 
 /* Priorities: data leaving the tile first (the critical path), then the outer segments that
  * wait on it, then the inner bulk (Astaroth's stream priorities). */

@@ -425,15 +425,23 @@ class Trace:
                     best = None
                     nbs = {self._neighbour(g, u.tile, u.dirv) for g in self.grids}
                     if len(nbs) == 1:
-                        # the k-th unpack of (tile, h, stage) takes the k-th pack of (N, -h, stage)
-                        name = "pack t%d %s s%d" % (nbs.pop(), dir_text(mdir), u.stage)
-                        best = pack_by_name.get((link["src"], name, u.occ))
+                        # the k-th unpack of (tile, h, stage) takes the k-th pack of (N, -h, stage),
+                        # or of (N, 0, stage): one pack for all the links N sends
+                        nb = nbs.pop()
+                        for d in (dir_text(mdir), "0"):
+                            name = "pack t%d %s s%d" % (nb, d, u.stage)
+                            best = best or pack_by_name.get((link["src"], name, u.occ))
                     if best is None:  # by time: the last such pack before the send was posted
                         for p in packs.get((link["src"], mdir, u.stage), []):
                             if p.end > link["start"] + 0.01:
                                 break
                             if p.job not in pack_used:
                                 best = p
+                    if best is None:  # a pack for several links, used by each of them
+                        for p in packs.get((link["src"], (0, 0, 0), u.stage), []):
+                            if p.end > link["start"] + 0.01:
+                                break
+                            best = p
                     if best is not None:
                         pack_used.add(best.job)
                         e["producer"] = best

@@ -162,6 +162,42 @@ static int next_multiple(long step, int every, int chunk) {
   return left < chunk ? (int)left : chunk;
 }
 
+/* Adds what the halo path did since c0 to *acc. */
+static void count_halo(tess_sim_t sim, const tess_halo_counts *c0, tess_halo_counts *acc) {
+  tess_halo_counts c;
+  tess_sim_halo_counts(sim, &c);
+  acc->steps += c.steps - c0->steps;
+  acc->tasks += c.tasks - c0->tasks;
+  acc->packs += c.packs - c0->packs;
+  acc->unpacks += c.unpacks - c0->unpacks;
+  acc->hosted += c.hosted - c0->hosted;
+  acc->messages_sent += c.messages_sent - c0->messages_sent;
+  acc->messages_received += c.messages_received - c0->messages_received;
+  acc->bytes_sent += c.bytes_sent - c0->bytes_sent;
+  acc->bytes_received += c.bytes_received - c0->bytes_received;
+}
+
+/* The run summary's halo line, per step of the timed chunks: this path's messages and bytes
+ * between ranks and its tasks, the mean over ranks and the busiest rank (collective). */
+static void print_halo(const tess_app *app, const tess_halo_counts *h, long steps) {
+  const double mine[8] = {
+      (double)h->messages_sent,  (double)h->bytes_sent, (double)h->messages_received,
+      (double)h->bytes_received, (double)h->tasks,      (double)h->packs,
+      (double)h->unpacks,        (double)h->hosted};
+  double sum[8], max[8];
+  int nranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  MPI_Reduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, max, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (!app->root) return;
+  const double per = (double)steps * nranks;
+  printf("halo messages per step and rank: sent %g (%.0f bytes), received %g (%.0f bytes); "
+         "busiest of %d rank(s): sent %g (%.0f bytes); %.1f tasks per step and rank (%.1f pack, "
+         "%.1f unpack, %.1f unpacked by compute tasks)\n",
+         sum[0] / per, sum[1] / per, sum[2] / per, sum[3] / per, nranks, max[0] / (double)steps,
+         max[1] / (double)steps, sum[4] / per, sum[5] / per, sum[6] / per, sum[7] / per);
+}
+
 int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   const tess_app_settings *s = &app->s;
   run_state r = {.app = app, .sim = sim, .loop = loop, .dt = loop->dt};
@@ -181,6 +217,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
   const size_t cells = (size_t)s->n[0] * s->n[1] * s->n[2];
   int nchunks = 0, cap = 0;
   long timed_steps = 0, last_ok = start;
+  tess_halo_counts halo = {0}; /* over the timed chunks */
   double wall = 0;
 
   for (;;) {
@@ -224,12 +261,15 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
     for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
       chunk = next_multiple(step, stops[i], chunk);
     if (step < s->warmup && s->warmup - step < chunk) chunk = (int)(s->warmup - step);
+    tess_halo_counts c0;
+    tess_sim_halo_counts(sim, &c0);
     const double w0 = MPI_Wtime();
     if (tess_sim_run(sim, chunk, r.dt)) goto done;
     const double w = MPI_Wtime() - w0;
     if (step >= s->warmup) {
       wall += w;
       timed_steps += chunk;
+      count_halo(sim, &c0, &halo);
       if (nchunks == cap) {
         double *grown = realloc(chunk_ms, sizeof(double) * (size_t)(cap = 2 * cap + 64));
         if (!grown) {
@@ -257,6 +297,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
       }
     }
   }
+  if (nchunks > 0) print_halo(app, &halo, timed_steps); /* collective */
   if (app->root && nchunks > 0) {
     const double ms = 1e3 * wall / (double)timed_steps;
     qsort(chunk_ms, (size_t)nchunks, sizeof(double), cmp_double);

@@ -1,21 +1,26 @@
 /* halo.c — the halo exchange of one stage, link by link (plan.h), as tasks StarPU orders by
  * their tokens.
  *
- * A buffered link from tile N into tile X carries every stale input of the stage at once:
+ * A buffered link from tile N into tile X carries every stale input of the stage at once, in a
+ * buffer of its own; N fills the buffers of all its buffered links in one pack task:
  *
- *   N: pack (all boxes, all fields) -> buffer --(same rank: StarPU copies it, GPU<->GPU direct)-->
- *                                            --(other rank: starpu_mpi_isend / irecv, host-staged,
- *                                               or MPI on the buffers' own memory, direct.c)-->
+ *   N: pack (every link it sends: all boxes, all fields) -> buffer of link N->X, N->Y, ...
+ *      --(same rank: StarPU copies it, GPU<->GPU direct)-->
+ *      --(other rank: starpu_mpi_isend / irecv, host-staged, or MPI on the buffers' own memory,
+ *         direct.c)-->
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
+ * Between tiles of one rank the unpack is done by the first class task that reads the link
+ * (unpack_host, plan.h), before its kernel; from another rank it is a task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per
  * tile and stage ("copy" in the logs), before the classes that read them.
  *
- * pack reads only the class tokens of N whose cells it sends, unpack writes only its link's
- * halo token, so each chain depends on nothing but its own data (digest 2.7). Receives are
- * posted before the packs (NekCEM's order). The buffers of a link are per stage (each stage
- * may carry other fields); StarPU orders pack-after-send (reuse) and unpack-after-receive.
+ * pack reads only the class tokens of N whose cells it sends, an unpack writes only its link's
+ * halo token, so each receiver's chain depends on nothing but its own neighbours' data (digest
+ * 2.7). Receives are posted before the packs (NekCEM's order). The buffers of a link are per
+ * stage (each stage may carry other fields); StarPU orders pack-after-send (reuse) and
+ * unpack-after-receive.
  */
 #include "error.h"
 #include "sim.h"
@@ -86,9 +91,10 @@ static int link_moves(const tess_sim_t sim, const tess_op *op, uint32_t set, con
 }
 
 static void set_side(tess_side *s, void *tile, const int dim[3], const int lo[3], size_t off,
-                     const int ext[3]) {
+                     int buf, const int ext[3]) {
   s->ptr = tile;
   s->off = off;
+  s->buf = tile ? 0 : buf;
   for (int i = 0; i < 3; i++) {
     s->dim[i] = tile ? dim[i] : ext[i];
     s->lo[i] = tile ? lo[i] : 0;
@@ -98,9 +104,10 @@ static void set_side(tess_side *s, void *tile, const int dim[3], const int lo[3]
 enum side { PACK, UNPACK, FILL };
 
 /* Appends link l's moves of the stale inputs of op, fields after fields, in the buffer's order
- * when one side is the buffer (both ranks enumerate the same list). */
+ * when one side is the buffer (both ranks enumerate the same list); buf: the task's buffer
+ * number that side refers to. */
 static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
-                      tess_moves *mv) {
+                      int buf, tess_moves *mv) {
   size_t off = 0;
   for (int k = 0; k < op->stage.nin; k++) {
     if (!((op->in_stale >> k) & 1)) continue;
@@ -116,12 +123,15 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
       m->nc = f->nc;
       for (int i = 0; i < 3; i++)
         m->ext[i] = bm->ext[i];
-      set_side(&m->src, src, sim->dim, bm->src_lo, off, bm->ext);
-      set_side(&m->dst, dst, sim->dim, bm->dst_lo, off, bm->ext);
+      set_side(&m->src, src, sim->dim, bm->src_lo, off, buf, bm->ext);
+      set_side(&m->dst, dst, sim->dim, bm->dst_lo, off, buf, bm->ext);
       off += tess_move_count(m);
     }
   }
-  if (s != FILL) mv->buffer_len = off;
+  if (s != FILL) {
+    mv->buffer_len[buf] = off;
+    if (buf >= mv->nbuf) mv->nbuf = buf + 1;
+  }
 }
 
 /* Adds, for each stale input, the source tile's class tokens that link l reads. */
@@ -162,7 +172,7 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
     const int nl = l->buffered || l->physical ? 0 : link_moves(sim, op, op->in_stale, l, NULL);
     if (!nl) continue;
     n += nl;
-    if (moves) add_moves(sim, op, l, FILL, moves);
+    if (moves) add_moves(sim, op, l, FILL, 0, moves);
     if (spec) { /* the halo token is private to a one-class tile's only task: not needed */
       add_source_tokens(sim, op, l, spec);
       if (p->nclass > 1) add_halo_token(sim, op, x, k, spec);
@@ -244,40 +254,206 @@ static int64_t tag_of(const tess_sim_t sim, int op_index, const tess_link *l) {
   return ((int64_t)op_index * ntiles + l->dst_gid) * TESS_NDIRS + l->rep;
 }
 
-/* One pack or unpack task of link l's `nmoves` box moves (link_moves). */
-static tess_err submit_moves(tess_sim_t sim, const tess_op *op, const tess_link *l, enum side s,
-                             tess_tile *on, int link, starpu_data_handle_t buf, int op_index,
-                             int nmoves) {
-  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
-  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
-  add_moves(sim, op, l, s, mv);
-  tess_task_spec spec = {.cl = s == PACK ? &tess_pack_cl : &tess_unpack_cl,
-                         .arg = mv,
-                         .arg_size = tess_moves_bytes(mv),
-                         .priority = TESS_PRIO_HALO,
-                         .tile = on,
-                         .kind = s == PACK ? TESS_TASK_PACK : TESS_TASK_UNPACK,
-                         .log_tile = on->id,
-                         .dir = s == PACK ? TESS_NDIRS - 1 - l->rep : l->rep,
-                         .dirs = l->dirs,
-                         .stage = op_index};
-  tess_task_spec_add(&spec, buf, s == PACK ? STARPU_W : STARPU_R);
-  if (s == PACK)
-    add_source_tokens(sim, op, l, &spec);
-  else
-    add_halo_token(sim, op, on, link, &spec);
-  return tess_task_submit(sim, &spec);
-}
-
+/* The unpack task of link `link` of tile x from its buffer (`nmoves` box moves, link_moves). */
 static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *x,
                               int link, starpu_data_handle_t buf, int nmoves) {
   const tess_link *l = &x->plan->in[link];
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1))
     TESS_CALL(tess_task_gate(sim, buf));
-  return submit_moves(sim, op, l, UNPACK, x, link, buf, op_index, nmoves);
+  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
+  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
+  add_moves(sim, op, l, UNPACK, 0, mv);
+  tess_task_spec spec = {.cl = &tess_unpack_cl,
+                         .arg = mv,
+                         .arg_size = tess_moves_bytes(mv),
+                         .priority = TESS_PRIO_HALO,
+                         .tile = x,
+                         .kind = TESS_TASK_UNPACK,
+                         .log_tile = x->id,
+                         .dir = l->rep,
+                         .dirs = l->dirs,
+                         .stage = op_index};
+  tess_task_spec_add(&spec, buf, STARPU_R);
+  add_halo_token(sim, op, x, link, &spec);
+  sim->halo.unpacks++;
+  return tess_task_submit(sim, &spec);
+}
+
+/* Buffered links of tile x (bit = link index). */
+static uint32_t buffered_links(const tess_plan *p) {
+  uint32_t set = 0;
+  for (int k = 0; k < p->nin; k++)
+    set |= (uint32_t)(p->in[k].buffered != 0) << k;
+  return set;
+}
+
+/* Submission order key of class c: the buffered links its footprint reads this stage, then c. */
+static int class_key(const tess_plan *p, int op_index, int c) {
+  return __builtin_popcount(p->reads_in[op_index][c] & buffered_links(p)) * TESS_NDIRS + c;
+}
+
+void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *x, int *order) {
+  (void)sim;
+  const tess_plan *p = x->plan;
+  for (int c = 0; c < p->nclass; c++) { /* insertion sort by class_key: at most 27 */
+    int i = c;
+    while (i > 0 && class_key(p, op_index, order[i - 1]) > class_key(p, op_index, c)) {
+      order[i] = order[i - 1];
+      i--;
+    }
+    order[i] = c;
+  }
+}
+
+/* The class of tile x that unpacks incoming link k in its own task this stage (plan.h), or -1:
+ * the first reader in submission order, if its buffered reads are contained in every other
+ * reader's; none for the held-back test link or a link whose ghosts a fill reads. */
+static int unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k) {
+  const tess_plan *p = x->plan;
+  const tess_link *l = &p->in[k];
+  if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1)) return -1;
+  for (int j = 0; j < p->nin; j++)
+    if (p->in[j].physical && ((p->in[j].pre >> k) & 1)) return -1;
+  const uint32_t buffered = buffered_links(p);
+  int host = -1;
+  for (int c = 0; c < p->nclass; c++)
+    if (((p->reads_in[op_index][c] >> k) & 1) &&
+        (host < 0 || class_key(p, op_index, c) < class_key(p, op_index, host)))
+      host = c;
+  for (int c = 0; host >= 0 && c < p->nclass; c++)
+    if (((p->reads_in[op_index][c] >> k) & 1) &&
+        (p->reads_in[op_index][host] & buffered & ~p->reads_in[op_index][c]))
+      return -1;
+  return host;
+}
+
+int tess_halo_hosted(const tess_sim_t sim, const tess_op *op, const tess_tile *x, int c,
+                     tess_moves *moves, tess_task_spec *spec) {
+  const tess_plan *p = x->plan;
+  int n = 0, nb = 0;
+  for (int k = 0; k < p->nin; k++) {
+    if (p->host[k] != c) continue;
+    n += p->host_moves[k];
+    if (moves) add_moves(sim, op, &p->in[k], UNPACK, nb, moves);
+    if (spec) tess_task_spec_add(spec, p->host_buf[k], STARPU_R);
+    nb++;
+  }
+  for (int k = 0; spec && k < p->nin; k++)
+    if (p->host[k] == c) add_halo_token(sim, op, x, k, spec);
+  return n;
+}
+
+/* A buffered link a tile sends this stage: to another rank (x NULL) or to tile x of this rank
+ * (its incoming link number k). */
+typedef struct {
+  tess_link *l;
+  tess_tile *x;
+  int k, nmoves;
+  starpu_data_handle_t buf;
+} sending;
+
+/* Class tokens a pack of the links in `classes` reads: one per class and stale input. */
+static int pack_tokens(const tess_op *op, uint32_t classes) {
+  return __builtin_popcount(classes) * __builtin_popcount(op->in_stale);
+}
+
+/* One pack task on tile n for the links snd[0..count): each into its own buffer
+ * (buffers[0..count), W), reading the union of the class tokens of n the links read. It is named
+ * by the direction it sends to when it serves one link, else by 0; dirs: the receivers' halo
+ * directions it fills (the task log's convention for packs). */
+static tess_err submit_pack(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *n,
+                            const sending *snd, int count) {
+  int nmoves = 0;
+  for (int i = 0; i < count; i++)
+    nmoves += snd[i].nmoves;
+  tess_moves *mv = tess_moves_new(nmoves, (int)sim->esize);
+  TESS_CHECK(mv, TESS_ERR_MEM, "cannot allocate halo moves");
+  uint32_t dirs = 0;
+  for (int i = 0; i < count; i++) {
+    add_moves(sim, op, snd[i].l, PACK, i, mv);
+    dirs |= snd[i].l->dirs;
+  }
+  tess_task_spec spec = {.cl = &tess_pack_cl,
+                         .arg = mv,
+                         .arg_size = tess_moves_bytes(mv),
+                         .priority = TESS_PRIO_HALO,
+                         .tile = n,
+                         .kind = TESS_TASK_PACK,
+                         .log_tile = n->id,
+                         .dir = count == 1 ? TESS_NDIRS - 1 - snd[0].l->rep : TESS_DIR_CENTER,
+                         .dirs = dirs,
+                         .stage = op_index};
+  for (int i = 0; i < count; i++) /* the buffers first: buffers[i] is the moves' buffer i */
+    tess_task_spec_add(&spec, snd[i].buf, STARPU_W);
+  for (int i = 0; i < count; i++)
+    add_source_tokens(sim, op, snd[i].l, &spec);
+  sim->halo.packs++;
+  return tess_task_submit(sim, &spec);
+}
+
+/* The sends of tile n this stage: one pack for all of them (several only where one task would
+ * exceed StarPU's buffers per task), then each buffer's message or unpack. Links to other ranks
+ * come first in each pack's list: they are the longest path. */
+static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_tile *n) {
+  sending snd[TESS_MOVES_MAXBUF];
+  int count = 0;
+  long elements;
+  for (int k = 0; k < n->plan->nout; k++) {
+    tess_link *l = &n->plan->out[k];
+    const int nm = link_moves(sim, op, op->in_stale, l, &elements);
+    if (nm) snd[count++] = (sending){l, NULL, k, nm, link_buffer(sim, l, op_index, elements)};
+  }
+  for (int t = 0; t < sim->ntiles; t++) {
+    tess_tile *x = &sim->tile[t];
+    for (int k = 0; k < x->plan->nin; k++) {
+      tess_link *l = &x->plan->in[k];
+      if (!l->buffered || l->src_local != n - sim->tile) continue;
+      const int nm = link_moves(sim, op, op->in_stale, l, &elements);
+      if (nm) snd[count++] = (sending){l, x, k, nm, link_buffer(sim, l, op_index, elements)};
+    }
+  }
+  for (int first = 0; first < count;) {
+    int last = first;
+    uint32_t classes = 0;
+    while (last < count &&
+           (last - first + 1) + pack_tokens(op, classes | snd[last].l->src_classes) <=
+               STARPU_NMAXBUFS)
+      classes |= snd[last++].l->src_classes;
+    if (last == first) last++; /* one link alone always fits (plan.c keeps links small) */
+    TESS_CALL(submit_pack(sim, op, op_index, n, &snd[first], last - first));
+    for (int i = first; i < last; i++) {
+      const sending *s = &snd[i];
+      if (s->x) {
+        tess_plan *xp = s->x->plan;
+        const int host = unpack_host(sim, op_index, s->x, s->k);
+        if (host < 0) {
+          TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
+          continue;
+        }
+        xp->host[s->k] = host; /* tess_submit_compute: that class's task unpacks it */
+        xp->host_buf[s->k] = s->buf;
+        xp->host_moves[s->k] = s->nmoves;
+        sim->halo.hosted++;
+        continue;
+      }
+      const int64_t tag = tag_of(sim, op_index, s->l);
+      sim->halo.messages_sent++;
+      sim->halo.bytes_sent += (long)starpu_vector_get_nx(s->buf) * (long)sim->esize;
+      if (sim->direct)
+        TESS_CALL(tess_direct_submit(sim, n, s->buf, 1, s->l->dst_rank, (int)tag));
+      else
+        TESS_STARPU_CALL(
+            starpu_mpi_isend_detached(s->buf, s->l->dst_rank, tag, sim->comm, NULL, NULL));
+    }
+    first = last;
+  }
+  return TESS_OK;
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
+  for (int t = 0; t < sim->ntiles; t++)
+    for (int k = 0; k < TESS_MAX_LINKS; k++)
+      sim->tile[t].plan->host[k] = -1;
   if (!op->in_stale) return TESS_OK;
   long count; /* per link: its box moves (0: nothing to carry, no message, no task), elements */
   int nm;
@@ -291,6 +467,8 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
         continue;
       starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
       const int64_t tag = tag_of(sim, op_index, l);
+      sim->halo.messages_received++;
+      sim->halo.bytes_received += count * (long)sim->esize;
       if (sim->direct)
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
@@ -299,32 +477,9 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
     }
   }
 
-  /* 2. packs: for other ranks first (the longest path), then between this rank's tiles */
-  for (int t = 0; t < sim->ntiles; t++) {
-    tess_tile *n = &sim->tile[t];
-    for (int k = 0; k < n->plan->nout; k++) {
-      tess_link *l = &n->plan->out[k];
-      if (!(nm = link_moves(sim, op, op->in_stale, l, &count))) continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
-      TESS_CALL(submit_moves(sim, op, l, PACK, n, -1, buf, op_index, nm));
-      const int64_t tag = tag_of(sim, op_index, l);
-      if (sim->direct)
-        TESS_CALL(tess_direct_submit(sim, n, buf, 1, l->dst_rank, (int)tag));
-      else
-        TESS_STARPU_CALL(starpu_mpi_isend_detached(buf, l->dst_rank, tag, sim->comm, NULL, NULL));
-    }
-  }
-  for (int t = 0; t < sim->ntiles; t++) {
-    tess_tile *x = &sim->tile[t];
-    for (int k = 0; k < x->plan->nin; k++) {
-      tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local < 0 || !(nm = link_moves(sim, op, op->in_stale, l, &count)))
-        continue;
-      starpu_data_handle_t buf = link_buffer(sim, l, op_index, count);
-      TESS_CALL(submit_moves(sim, op, l, PACK, &sim->tile[l->src_local], -1, buf, op_index, nm));
-      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
-    }
-  }
+  /* 2. one pack per tile for all it sends, then the messages and this rank's unpacks */
+  for (int t = 0; t < sim->ntiles; t++)
+    TESS_CALL(send_tile(sim, op, op_index, &sim->tile[t]));
 
   /* 3. local copies of tiles of several classes (a tile of one class copies in its task) */
   for (int t = 0; t < sim->ntiles; t++) {

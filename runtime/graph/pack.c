@@ -38,12 +38,12 @@ size_t tess_move_count(const tess_move *m) {
 }
 
 /* Address of row (c, y, z) of the box in one side (esize-byte elements). */
-static char *row(const tess_side *s, void *buf, int nc, int esize, int c, int y, int z) {
-  char *base = s->ptr ? (char *)s->ptr : (char *)buf + s->off * (size_t)esize;
+static char *row(const tess_side *s, void *const *buf, int nc, int esize, int c, int y, int z) {
+  char *base = s->ptr ? (char *)s->ptr : (char *)buf[s->buf] + s->off * (size_t)esize;
   return base + TESS_IDX(s->dim[0], s->dim[1], nc, c, s->lo[0], s->lo[1] + y, s->lo[2] + z) * esize;
 }
 
-void tess_moves_cpu(const tess_moves *l, void *buf) {
+void tess_moves_cpu(const tess_moves *l, void *const *buf) {
   for (int i = 0; i < l->n; i++) {
     const tess_move *m = &l->m[i];
     if (!tess_move_count(m)) continue;
@@ -62,25 +62,30 @@ void tess_moves_cpu(const tess_moves *l, void *buf) {
 
 /* ---- StarPU glue ------------------------------------------------------------------------- */
 
-/* The buffer handle comes from the runtime's halo plan; a short one would be a plan bug that
- * silently corrupts memory, so check it on every task (cheap next to the copy). */
-static void *moves_buffer(void *buffers[], const tess_moves *l) {
-  if (!l->buffer_len) return NULL;
-  STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[0]) == (size_t)l->esize,
-                    "halo buffer elements must be of the tile's size");
-  STARPU_ASSERT_MSG(STARPU_VECTOR_GET_NX(buffers[0]) >= l->buffer_len,
-                    "halo buffer of %u elements is shorter than its moves (%zu)",
-                    (unsigned)STARPU_VECTOR_GET_NX(buffers[0]), l->buffer_len);
-  return (void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+/* The buffer handles come from the runtime's halo plan; a short one would be a plan bug that
+ * silently corrupts memory, so check them on every task (cheap next to the copy). */
+void tess_moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_MOVES_MAXBUF]) {
+  for (int b = 0; b < l->nbuf; b++) {
+    STARPU_ASSERT_MSG(STARPU_VECTOR_GET_ELEMSIZE(buffers[b]) == (size_t)l->esize,
+                      "halo buffer elements must be of the tile's size");
+    STARPU_ASSERT_MSG(STARPU_VECTOR_GET_NX(buffers[b]) >= l->buffer_len[b],
+                      "halo buffer %d of %u elements is shorter than its moves (%zu)", b,
+                      (unsigned)STARPU_VECTOR_GET_NX(buffers[b]), l->buffer_len[b]);
+    out[b] = (void *)STARPU_VECTOR_GET_PTR(buffers[b]);
+  }
 }
 
 static void moves_cpu_func(void *buffers[], void *cl_arg) {
-  tess_moves_cpu(cl_arg, moves_buffer(buffers, cl_arg));
+  void *buf[TESS_MOVES_MAXBUF];
+  tess_moves_buffers(buffers, cl_arg, buf);
+  tess_moves_cpu(cl_arg, buf);
 }
 
 #ifdef TESS_HAVE_CUDA
 static void moves_cuda_func(void *buffers[], void *cl_arg) {
-  tess_moves_cuda(cl_arg, moves_buffer(buffers, cl_arg), starpu_cuda_get_local_stream());
+  void *buf[TESS_MOVES_MAXBUF];
+  tess_moves_buffers(buffers, cl_arg, buf);
+  tess_moves_cuda(cl_arg, buf, starpu_cuda_get_local_stream());
 }
 #endif
 

@@ -12,9 +12,11 @@
  *     |      +-----+       |
  *     +--------------------+
  *
- * pack (tiles -> buffer), unpack (buffer -> tiles) and fill (tile -> tile, on one memory node:
+ * pack (tiles -> buffers), unpack (buffer -> tiles) and fill (tile -> tile, on one memory node:
  * a neighbour's owned cells, or a tile's own, into a halo) are the same operation; a side whose
- * pointer is NULL is the task's buffer (buffers[0], a vector) at element offset `off`.
+ * pointer is NULL is one of the task's buffers (buffers[buf], a vector) at element offset `off`.
+ * One pack task fills the buffers of every buffered link its tile sends (one per receiving
+ * tile), so each receiver's unpack still waits for its own buffer only.
  *
  * Tile pointers travel in the cl_arg, not as StarPU handles: the runtime's handles only carry
  * dependencies (runtime/graph/plan.h), so the caller pins each task to a worker of the memory node
@@ -29,11 +31,12 @@
 extern "C" {
 #endif
 
-/* One side of a move: an array (tile base, or NULL: the task's buffer at element `off`), its
- * padded extent, and the box's first cell in it. */
+/* One side of a move: an array (tile base, or NULL: the task's buffer number `buf` at element
+ * `off`), its padded extent, and the box's first cell in it. */
 typedef struct {
   void *ptr;
   size_t off;
+  int buf;
   int dim[3];
   int lo[3];
 } tess_side;
@@ -63,12 +66,16 @@ typedef struct {
   tess_bcfill bc;
 } tess_move;
 
+/* The most buffers one task moves: a tile sends to at most its 26 neighbours. */
+#define TESS_MOVES_MAXBUF 26
+
 /* A list of moves of esize-byte elements (8: double, 4: float; copies are bitwise), one task's
  * cl_arg: allocate with tess_moves_new, StarPU frees it. */
 typedef struct tess_moves_s {
   int n, cap;
   int esize;
-  size_t buffer_len; /* elements the task's buffer must hold (0: no buffer) */
+  int nbuf;                             /* the task's buffers: buffers[0..nbuf) */
+  size_t buffer_len[TESS_MOVES_MAXBUF]; /* elements each buffer must hold */
   tess_move m[];
 } tess_moves;
 
@@ -80,8 +87,9 @@ size_t tess_moves_bytes(const tess_moves *l);
 /* Elements of move m (ext product times nc). */
 size_t tess_move_count(const tess_move *m);
 
-/* Synchronous, on the calling thread; buf: the buffer the NULL sides refer to. */
-void tess_moves_cpu(const tess_moves *l, void *buf);
+/* Synchronous, on the calling thread; buf[0..l->nbuf): the buffers the NULL sides refer to
+ * (NULL when the list has none). */
+void tess_moves_cpu(const tess_moves *l, void *const *buf);
 /* A StarPU CUDA function: f, or in the SimGrid build (no CUDA kernels, simulated GPUs) a
  * placeholder StarPU never calls (runtime/simulate.c). */
 #ifdef TESS_HAVE_CUDA
@@ -91,12 +99,15 @@ void tess_simgrid_task_placeholder(void *buffers[], void *arg);
 #define TESS_SIM_CUDA(f) tess_simgrid_task_placeholder
 #endif
 
+/* The pointers of a task's buffers 0..l->nbuf (StarPU vectors) for the moves l, each checked
+ * against the elements and element size the moves need (a plan bug otherwise: aborts). */
+void tess_moves_buffers(void *buffers[], const tess_moves *l, void *out[TESS_MOVES_MAXBUF]);
 /* One ghost fill move (m->bc.kind != 0) on the CPU (boundary.c). */
 void tess_bcfill_cpu(const tess_move *m, int esize);
 #ifdef TESS_HAVE_CUDA
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */
-void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s);
+void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStream_t s);
 /* Ghost fill moves m[0..n) on stream s in one launch (boundary_cuda.cu); none of them may read
  * cells another of them writes (pack_cuda.cu batches them so). */
 enum { TESS_BCFILL_BATCH = 32 };
@@ -105,7 +116,8 @@ void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cudaStream_t 
 
 /* Codelets (nbuffers = STARPU_VARIABLE_NBUFFERS, so every task sets its own modes), cl_arg a
  * tess_moves:
- *   tess_pack_cl:   buffers[0] STARPU_W vector (the buffer), then dependency-only handles;
+ *   tess_pack_cl:   buffers[0..nbuf) STARPU_W vectors (one per receiving tile), then
+ *                   dependency-only handles;
  *   tess_unpack_cl: buffers[0] STARPU_R vector, then dependency-only handles;
  *   tess_fill_cl:   dependency-only handles (no buffer).
  * CUDA versions are STARPU_CUDA_ASYNC on the worker's stream. History-based perf models,

@@ -1,5 +1,7 @@
 /* pack_cuda.cu — box-move lists on the GPU: one kernel for the copies of pack, unpack and fill;
- * ghost fills at physical faces go to boundary_cuda.cu in batches.
+ * ghost fills at physical faces go to boundary_cuda.cu in batches. A tile's pack moves the boxes
+ * of all its outgoing links, each into its own buffer, in the same launches (a box's side names
+ * its buffer: resolve() turns it into a pointer on the host).
  *
  * One launch moves up to CHUNK boxes. Each box gets blocks in proportion to its size (a halo's
  * faces are ~100 times its edges: a grid sized for the largest box would launch mostly idle
@@ -66,9 +68,9 @@ template <typename W> __global__ void moves_kernel(dev_chunk ch) {
   }
 }
 
-dev_side resolve(const tess_side &s, void *buf, int esize) {
+dev_side resolve(const tess_side &s, void *const *buf, int esize) {
   dev_side d;
-  d.ptr = s.ptr ? s.ptr : (char *)buf + s.off * (size_t)esize;
+  d.ptr = s.ptr ? s.ptr : (char *)buf[s.buf] + s.off * (size_t)esize;
   d.dim0 = s.dim[0];
   d.dim1 = s.dim[1];
   for (int i = 0; i < 3; i++)
@@ -111,7 +113,7 @@ bool fill_reads(const tess_move *w, const tess_move *r) {
 /* Copies go in chunks of CHUNK boxes a launch, fills in batches of fills that do not read each
  * other (a tile's faces, then its edges, then its corners, every field and component at once);
  * list order is kept between chunks, batches and the two kinds. */
-extern "C" void tess_moves_cuda(const tess_moves *l, void *buf, cudaStream_t s) {
+extern "C" void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStream_t s) {
   dev_chunk ch;
   ch.n = 0;
   ch.first[0] = 0;

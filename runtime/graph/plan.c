@@ -307,12 +307,12 @@ int tess_plan_build(tess_sim_t sim) {
 }
 
 /* Tasks of one stage that exchanges every link, on tile t: classes, the local fill (its own
- * task only when there are several classes), unpacks, packs. */
+ * task only when there are several classes), unpacks, and one pack for all it sends. */
 void tess_plan_describe(const tess_sim_t sim) {
   if (!tess_log_enabled(TESS_LOG_INFO)) return;
   for (int t = 0; t < sim->ntiles; t++) {
     const tess_plan *p = sim->tile[t].plan;
-    int local = 0, buffered = 0, packs = p->nout;
+    int local = 0, buffered = 0, remote = 0, sends = p->nout;
     int walls = 0;
     for (int k = 0; k < p->nin; k++) {
       if (p->in[k].physical) {
@@ -320,16 +320,21 @@ void tess_plan_describe(const tess_sim_t sim) {
         continue;
       }
       p->in[k].buffered ? buffered++ : local++;
-      packs += p->in[k].buffered && p->in[k].src_local >= 0;
+      remote += p->in[k].buffered && p->in[k].src_local < 0;
     }
+    for (int x = 0; x < sim->ntiles; x++) /* buffered links of this rank's tiles it feeds */
+      for (int k = 0; k < sim->tile[x].plan->nin; k++)
+        sends += sim->tile[x].plan->in[k].buffered && sim->tile[x].plan->in[k].src_local == t;
+    const int packs = sends > 0; /* one for all its links (halo.c) */
     const int fill = p->nclass > 1 && local > 0;
     tess_log(TESS_LOG_INFO,
              "plan: tile %d: %d class(es), %d local + %d buffered link(s) in, %d out, %d "
              "physical halo direction(s); tasks per exchanging stage: %d compute + %d fill + %d "
-             "unpack + %d pack + %d boundary = %d",
-             sim->tile[t].id, p->nclass, local, buffered, p->nout, walls, p->nclass, fill, buffered,
+             "unpack + %d pack + %d boundary = %d (the %d buffered link(s) from this rank's tiles "
+             "unpack in a compute task where one reads them first, halo.c)",
+             sim->tile[t].id, p->nclass, local, buffered, p->nout, walls, p->nclass, fill, remote,
              packs, p->nclass > 1 ? walls : 0,
-             p->nclass + fill + buffered + packs + (p->nclass > 1 ? walls : 0));
+             p->nclass + fill + remote + packs + (p->nclass > 1 ? walls : 0), buffered - remote);
   }
 }
 

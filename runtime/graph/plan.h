@@ -16,6 +16,12 @@
  * which also does its local copies. With a 1x1x4 process grid a tile has 3 classes (inner,
  * low z slab, high z slab), whatever the footprint.
  *
+ * Unpacks. A buffered link between tiles of this rank is unpacked by one of the classes that read
+ * its halo, in that class's task, before its kernel: the reader whose buffered reads are
+ * contained in every other reader's (the face class of a face link), submitted first, so no
+ * class waits on an arrival more than before. A link to another rank, one no such class exists
+ * for, one an edge or corner fill reads, or the held-back test link has an unpack task.
+ *
  * Tokens. Dependencies are carried by StarPU "void" handles (no memory; kernels address the
  * tile through its base pointer, on the tile's own memory node): per tile and storage slot,
  * one per class (its owned cells) and one per incoming link (the halo cells it fills).
@@ -79,6 +85,12 @@ typedef struct {
   /* per stage op and class: classes (own cells) and incoming links (halos) its footprint reads */
   uint32_t reads_cls[TESS_MAX_OPS][TESS_NDIRS];
   uint32_t reads_in[TESS_MAX_OPS][TESS_NDIRS];
+  /* the stage being submitted (halo.c sets it, tasks.c reads it): per incoming link, the class
+   * whose task unpacks it (-1: an unpack task of its own, or nothing to unpack), its buffer and
+   * box moves */
+  int host[TESS_MAX_LINKS];
+  starpu_data_handle_t host_buf[TESS_MAX_LINKS];
+  int host_moves[TESS_MAX_LINKS];
 } tess_plan;
 
 struct tess_sim_s;

@@ -69,6 +69,8 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     if (s == 0) TESS_CALL(tess_chain_submit(sim, &chain));
   }
   TESS_CALL(tess_chain_submit(sim, &chain));
+  sim->halo.steps += nsteps;
+  sim->halo.tasks = sim->ntasks;
   const double t0 = tess_now();
   TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
@@ -83,6 +85,12 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
              nsteps, sim->step, n, (double)n / ((double)nsteps * nstages * sim->ntiles),
              n ? 1e6 * (t0 - t_submit) / (double)n : 0.0, tess_now() - t0);
   }
+  return TESS_OK;
+}
+
+tess_err tess_sim_halo_counts(const tess_sim_t sim, tess_halo_counts *counts) {
+  TESS_CHECK(sim && counts, TESS_ERR_ARG, "tess_sim_halo_counts needs a sim and a result");
+  *counts = sim->halo;
   return TESS_OK;
 }
 

@@ -2,10 +2,12 @@
  * each tile (plan.h), submission with the tile's worker restriction and priority, the
  * completion log, and the debug delay gate.
  *
- * A stage task's buffers are dependency tokens only (void handles): the class tokens it reads
- * (R) and writes (W/RW), the halo tokens of the links it reads. The kernel addresses the tile
- * through the base pointers in its tess_region, which are valid because a tile's tasks only run
- * on workers of the memory node its storage lives on; stage_prepare() checks that on every call.
+ * A stage task's buffers are dependency tokens (void handles): the class tokens it reads (R)
+ * and writes (W/RW), the halo tokens of the links it reads; a class that unpacks links (plan.h)
+ * has their buffers first (R vectors) and writes their halo tokens. The kernel addresses the
+ * tile through the base pointers in its tess_region, which are valid because a tile's tasks
+ * only run on workers of the memory node its storage lives on; stage_check() checks that on
+ * every call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +41,9 @@ typedef struct {
   int nbox; /* the class's boxes, one kernel call each */
   tess_box box[TESS_NDIRS];
   const tess_fpcheck *check; /* the footprint check (sim.c), NULL: off */
-  size_t size;     /* bytes of the block, parameters and moves included (16-byte multiple) */
-  size_t moves_at; /* offset of the tess_moves in the block, 0: none */
+  size_t size;      /* bytes of the block, parameters and moves included (16-byte multiple) */
+  size_t moves_at;  /* offset of the tess_moves in the block, 0: none */
+  size_t unpack_at; /* offset of the hosted unpacks' tess_moves (buffers 0..), 0: none */
 } stage_block;
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
@@ -62,9 +65,13 @@ static stage_arg *stage_check(void *cl_arg) {
   return a;
 }
 
-/* Block b's region, pointed at its parameters (cl_arg may have moved), and its moves. */
-static const tess_moves *block_prepare(stage_block *b) {
+/* Block b's region, pointed at its parameters (cl_arg may have moved), its moves and its hosted
+ * unpacks (with the pointers of their buffers). */
+static const tess_moves *block_prepare(stage_block *b, void *buffers[], const tess_moves **unpack,
+                                       void *buf[TESS_MOVES_MAXBUF]) {
   b->r.params = b + 1;
+  *unpack = b->unpack_at ? (const tess_moves *)((char *)b + b->unpack_at) : NULL;
+  if (*unpack) tess_moves_buffers(buffers, *unpack, buf);
   return b->moves_at ? (const tess_moves *)((char *)b + b->moves_at) : NULL;
 }
 
@@ -76,11 +83,13 @@ static void set_box(tess_region *r, const tess_box *box) {
 }
 
 static void stage_cpu(void *buffers[], void *cl_arg) {
-  (void)buffers;
   stage_arg *a = stage_check(cl_arg);
   stage_block *b = first_block(a);
   for (int k = 0; k < a->nblock; k++, b = (stage_block *)((char *)b + b->size)) {
-    const tess_moves *moves = block_prepare(b);
+    const tess_moves *unpack;
+    void *buf[TESS_MOVES_MAXBUF];
+    const tess_moves *moves = block_prepare(b, buffers, &unpack, buf);
+    if (unpack) tess_moves_cpu(unpack, buf);
     if (moves) tess_moves_cpu(moves, NULL);
     const tess_cpu_fn fn = b->r.prec == TESS_FP32 ? b->kernel->cpu_f32 : b->kernel->cpu;
     for (int i = 0; i < b->nbox; i++) {
@@ -93,12 +102,14 @@ static void stage_cpu(void *buffers[], void *cl_arg) {
 
 #ifdef TESS_HAVE_CUDA
 static void stage_cuda(void *buffers[], void *cl_arg) {
-  (void)buffers;
   stage_arg *a = stage_check(cl_arg);
   cudaStream_t s = starpu_cuda_get_local_stream();
   stage_block *b = first_block(a);
   for (int k = 0; k < a->nblock; k++, b = (stage_block *)((char *)b + b->size)) {
-    const tess_moves *moves = block_prepare(b);
+    const tess_moves *unpack;
+    void *buf[TESS_MOVES_MAXBUF];
+    const tess_moves *moves = block_prepare(b, buffers, &unpack, buf);
+    if (unpack) tess_moves_cuda(unpack, buf, s);
     if (moves) tess_moves_cuda(moves, NULL, s);
     const tess_cuda_fn fn = b->r.prec == TESS_FP32 ? b->kernel->cuda_f32 : b->kernel->cuda;
     for (int i = 0; i < b->nbox; i++) {
@@ -364,9 +375,17 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   const tess_plan *p = tile->plan;
   /* a tile of one class copies its local halos first, in this task */
   const int nmoves = p->nclass == 1 ? tess_halo_local(sim, op, tile, NULL, NULL) : 0;
+  /* and a class may unpack links first (plan.h): their buffers open the task's (a lone tile's
+   * chain has no buffered link, so they are never behind another block's handles) */
+  const int nunpack = tess_halo_hosted(sim, op, tile, c, NULL, NULL);
+  if (nunpack) {
+    TESS_CHECK(ch->spec.nbuf == 0, TESS_ERR_STATE, "hosted unpacks in a chain of stages");
+    tess_halo_hosted(sim, op, tile, c, NULL, &ch->spec);
+  }
   const size_t moves_at = round16(sizeof(stage_block) + st->params_size);
   const size_t moves_bytes = nmoves ? tess_moves_size(nmoves) : 0;
-  const size_t size = round16(moves_at + moves_bytes);
+  const size_t unpack_at = round16(moves_at + moves_bytes);
+  const size_t size = round16(unpack_at + (nunpack ? tess_moves_size(nunpack) : 0));
   const size_t head = ch->size ? ch->size : round16(sizeof(stage_arg));
   char *grown = realloc(ch->arg, head + size);
   TESS_CHECK(grown, TESS_ERR_MEM, "cannot allocate a task argument");
@@ -425,6 +444,12 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
     tess_halo_local(sim, op, tile, mv, spec);
     b->moves_at = moves_at;
   }
+  if (nunpack) {
+    tess_moves *mv = (tess_moves *)((char *)b + unpack_at);
+    tess_moves_init(mv, nunpack, (int)sim->esize);
+    tess_halo_hosted(sim, op, tile, c, mv, NULL);
+    b->unpack_at = unpack_at;
+  }
   return TESS_OK;
 }
 
@@ -446,7 +471,10 @@ tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, te
   for (int l = 0; l < sim->ntiles; l++) {
     tess_tile *tile = &sim->tile[l];
     const tess_plan *p = tile->plan;
-    for (int c = 0; c < p->nclass; c++) {
+    int order[TESS_NDIRS];
+    tess_halo_class_order(sim, op_index, tile, order);
+    for (int i = 0; i < p->nclass; i++) {
+      const int c = order[i];
       const tess_class *cls = &p->cls[c];
       const int inner = cls->waits == 0;
       tess_chain one = {{0}, NULL, 0}, *ch = chain ? chain : &one;

@@ -326,6 +326,17 @@ typedef struct {
 } tess_task_record;
 
 tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
+
+/* What this rank's halo path did since tess_sim_setup: halo messages to and from other ranks and
+ * their payload bytes, pack and unpack tasks, unpacks done inside a compute task (hosted), all
+ * tasks, and the steps tess_sim_run ran. Counted at submission, so complete once tess_sim_run
+ * returns. Local to the rank, not collective. */
+typedef struct {
+  long steps, tasks, packs, unpacks, hosted;
+  long messages_sent, messages_received;
+  long bytes_sent, bytes_received;
+} tess_halo_counts;
+tess_err tess_sim_halo_counts(const tess_sim_t sim, tess_halo_counts *counts);
 /* Records of this rank's tasks completed so far (valid until the next run or destroy). */
 const tess_task_record *tess_sim_task_log(tess_sim_t sim, size_t *count);
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# halo_counts.sh HEAT MPIEXEC — the run summary's halo line against what the decomposition
+# implies, counted by hand. Heat order 6 (a star of radius 3: a tile reads the 6 face halos,
+# 3 cells deep), 24^3, double (8 bytes a cell), one stage a step:
+#   2 ranks, 1x1x2, 1 tile each, periodic: each rank's tile has the other rank's tile below and
+#     above it: 1 message a step each way, both z faces, 2 x 24 x 24 x 3 cells;
+#   the same with walls in z: only one face between the ranks, 1 message of 24 x 24 x 3 cells;
+#   1 rank, 8 tiles (2x2x2) buffered: no message; each tile has 3 neighbours (the same tile
+#     across both faces of an axis), 8 classes (inner, 3 faces, 3 edges, corner), one pack for
+#     all it sends and its 3 links unpacked by its face classes: 8 packs, no unpack task,
+#     24 unpacks in compute tasks and 8 x 8 classes, 72 tasks a step.
+set -u
+heat=$1 mpiexec=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export STARPU_NCPU=1 STARPU_WORKERS_NOBIND=1 STARPU_MPI_NOBIND=1
+fail=0
+args=(--device cpu --grid 24,24,24 --order 6 --every 0 --warmup 1 --steps 4)
+
+# check NAME LOG SENT SENT_BYTES RECEIVED RECEIVED_BYTES [PACKS UNPACKS HOSTED TASKS]
+check() {
+  local name=$1 log=$2
+  local line
+  line=$(grep '^halo messages per step and rank:' "$log") ||
+    { echo "FAIL: $name: no halo line in the summary"; tail -5 "$log"; fail=1; return; }
+  echo "$name: $line"
+  local want="sent $3 ($4 bytes), received $5 ($6 bytes)"
+  case $line in *"$want"*) ;; *) echo "FAIL: $name: expected '$want'"; fail=1 ;; esac
+  if [ $# -gt 6 ]; then
+    want="${10} tasks per step and rank ($7 pack, $8 unpack, $9 unpacked by compute tasks)"
+    case $line in *"$want"*) ;; *) echo "FAIL: $name: expected '$want'"; fail=1 ;; esac
+  fi
+}
+
+face=$((24 * 24 * 3 * 8))
+timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 --tiles 1 \
+  > "$dir/periodic.log" 2>&1 || { echo "FAIL: periodic run"; tail -5 "$dir/periodic.log"; exit 1; }
+grep -q "1x1x2" "$dir/periodic.log" || { echo "FAIL: expected a 1x1x2 process grid"; grep -m3 -i grid "$dir/periodic.log"; fail=1; }
+check "2 ranks, periodic" "$dir/periodic.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 1.0 0.0 5.0
+
+timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 --tiles 1 \
+  --periodic xy --set 'boundary.u=z:dirichlet(0)' > "$dir/walls.log" 2>&1 ||
+  { echo "FAIL: walled run"; tail -5 "$dir/walls.log"; exit 1; }
+check "2 ranks, walls in z" "$dir/walls.log" 1 $face 1 $face
+
+timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered > "$dir/tiles.log" 2>&1 ||
+  { echo "FAIL: buffered run"; tail -5 "$dir/tiles.log"; exit 1; }
+grep -q "(2x2x2)" "$dir/tiles.log" || { echo "FAIL: expected 2x2x2 tiles"; grep -m3 -i tile "$dir/tiles.log"; fail=1; }
+check "1 rank, 8 tiles buffered" "$dir/tiles.log" 0 0 0 0 8.0 0.0 24.0 72.0
+exit $fail
