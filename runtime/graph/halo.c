@@ -282,7 +282,7 @@ static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, t
 /* Buffered links of tile x (bit = link index). */
 static uint32_t buffered_links(const tess_plan *p) {
   uint32_t set = 0;
-  for (int k = 0; k < p->nin; k++)
+  for (int k = 0; k < p->nin && k < TESS_MAX_LINKS; k++) /* the bound: for the compiler */
     set |= (uint32_t)(p->in[k].buffered != 0) << k;
   return set;
 }
