@@ -221,6 +221,8 @@ typedef struct {
   uint32_t dirs;
 } tess_task_spec;
 tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
+/* Keeps freed task memory in the process (glibc's trim threshold, tasks.c); once per process. */
+void tess_task_heap_policy(void);
 void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,
                         enum starpu_data_access_mode m);
 /* Adds the class tokens in `classes` of storage st. */

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "error.h"
 #include "pack.h"
@@ -225,6 +228,23 @@ void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32
                             enum starpu_data_access_mode m) {
   for (int c = 0; c < TESS_NDIRS; c++)
     if ((classes >> c) & 1) tess_task_spec_add(spec, st->own[c], m);
+}
+
+/* StarPU 1.3 allocates a task and a job (~6 KB: 64 buffer slots in each) for every task on the
+ * submitting thread, and a worker frees them when the task ends. Under glibc's default trim
+ * threshold (128 KB) the heap's top went back to the kernel and was faulted in again chunk after
+ * chunk, each give-back flushing the TLBs of the workers' cores (perf, 8 buffered tiles: page
+ * faults under StarPU's calloc, TLB shootdowns). A 64 MB threshold keeps those pages. Once per
+ * process, unless the user set one (MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES). */
+void tess_task_heap_policy(void) {
+#ifdef __GLIBC__
+  static int done;
+  if (done) return;
+  done = 1;
+  const char *tunables = getenv("GLIBC_TUNABLES");
+  if (getenv("MALLOC_TRIM_THRESHOLD_") || (tunables && strstr(tunables, "trim_threshold"))) return;
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 }
 
 /* ---- completion log and delay gate -------------------------------------------------------- */
