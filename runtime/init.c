@@ -306,6 +306,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
     setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
     setenv("STARPU_CUDA_PIPELINE", "32", 0);
   }
+  tess_task_heap_policy(); /* StarPU's per-task allocations keep their pages (tasks.c) */
   MPI_Initialized(&inited);
   /* Before MPI_Init when the launcher tells the node-local rank: UCX reads UCX_NET_DEVICES
    * there. */

@@ -265,7 +265,6 @@ static uint32_t link_classes(const tess_sim_t sim, const tess_link *l) {
 }
 
 int tess_plan_build(tess_sim_t sim) {
-  tess_task_heap_policy(); /* the graph's tasks churn the heap (tasks.c) */
   uint32_t need = 0;
   for (int o = 0; o < sim->nops; o++)
     if (sim->op[o]->kind == TESS_OP_STAGE) need |= sim->op[o]->halo_dirs;
