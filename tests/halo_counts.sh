@@ -8,7 +8,8 @@
 #   1 rank, 8 tiles (2x2x2) buffered: no message; each tile has 3 neighbours (the same tile
 #     across both faces of an axis), 8 classes (inner, 3 faces, 3 edges, corner), one pack for
 #     all it sends and its 3 links unpacked by its face classes: 8 packs, no unpack task,
-#     24 unpacks in compute tasks and 8 x 8 classes, 72 tasks a step.
+#     24 unpacks in compute tasks and 8 x 8 classes, 72 tasks a step;
+#   1 rank, 2 tiles sharing memory: no halo path, so no halo line.
 set -u
 heat=$1 mpiexec=$2
 dir=$(mktemp -d)
@@ -47,4 +48,11 @@ timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered > "$dir/tiles.log" 2>
   { echo "FAIL: buffered run"; tail -5 "$dir/tiles.log"; exit 1; }
 grep -q "(2x2x2)" "$dir/tiles.log" || { echo "FAIL: expected 2x2x2 tiles"; grep -m3 -i tile "$dir/tiles.log"; fail=1; }
 check "1 rank, 8 tiles buffered" "$dir/tiles.log" 0 0 0 0 8.0 0.0 24.0 72.0
+
+# one rank, tiles sharing memory: no halo path, no line
+timeout 300 "$heat" "${args[@]}" --tiles 2 > "$dir/shared.log" 2>&1 ||
+  { echo "FAIL: 2-tile run"; tail -5 "$dir/shared.log"; exit 1; }
+if grep -q '^halo messages' "$dir/shared.log"; then
+  echo "FAIL: a halo line for one rank with no buffered link"; fail=1
+else echo "ok: 1 rank, 2 tiles sharing memory: no halo line"; fi
 exit $fail
