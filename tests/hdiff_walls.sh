@@ -14,15 +14,8 @@
 #               axis, strategy exchange with physical faces
 set -u
 what=$1 app=$2 mpiexec=$3 ref=$4
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-fail=0
-run() { # name nranks args...
-  local name=$1 np=$2; shift 2
-  if ! timeout 300 "$mpiexec" --oversubscribe -np "$np" "$app" --out "$dir/out" "$@" > "$dir/$name.log" 2>&1; then
-    cat "$dir/$name.log"; echo "FAIL: run '$name' failed"; exit 1
-  fi
-  grep -h "^strategy\|process grid" "$dir/$name.log" | sed "s/^/  $name: /"
-}
+# shellcheck source=hdiff_run.sh
+source "$(dirname "$0")/hdiff_run.sh"
 refuse() { # pattern args...: exit 2 and the pattern on stderr
   local pat=$1; shift
   timeout 120 "$mpiexec" --oversubscribe -np 1 "$app" --out "$dir/out" --steps 1 "$@" > "$dir/bad.log" 2>&1

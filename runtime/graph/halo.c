@@ -279,17 +279,9 @@ static tess_err submit_unpack(tess_sim_t sim, const tess_op *op, int op_index, t
   return tess_task_submit(sim, &spec);
 }
 
-/* Buffered links of tile x (bit = link index). */
-static uint32_t buffered_links(const tess_plan *p) {
-  uint32_t set = 0;
-  for (int k = 0; k < p->nin && k < TESS_MAX_LINKS; k++) /* the bound: for the compiler */
-    set |= (uint32_t)(p->in[k].buffered != 0) << k;
-  return set;
-}
-
 /* Submission order key of class c: the buffered links its footprint reads this stage, then c. */
 static int class_key(const tess_plan *p, int op_index, int c) {
-  return __builtin_popcount(p->reads_in[op_index][c] & buffered_links(p)) * TESS_NDIRS + c;
+  return __builtin_popcount(p->reads_in[op_index][c] & p->buffered) * TESS_NDIRS + c;
 }
 
 void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *x, int *order) {
@@ -314,7 +306,6 @@ static int unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, i
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1)) return -1;
   for (int j = 0; j < p->nin; j++)
     if (p->in[j].physical && ((p->in[j].pre >> k) & 1)) return -1;
-  const uint32_t buffered = buffered_links(p);
   int host = -1;
   for (int c = 0; c < p->nclass; c++)
     if (((p->reads_in[op_index][c] >> k) & 1) &&
@@ -322,7 +313,7 @@ static int unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, i
       host = c;
   for (int c = 0; host >= 0 && c < p->nclass; c++)
     if (((p->reads_in[op_index][c] >> k) & 1) &&
-        (p->reads_in[op_index][host] & buffered & ~p->reads_in[op_index][c]))
+        (p->reads_in[op_index][host] & p->buffered & ~p->reads_in[op_index][c]))
       return -1;
   return host;
 }
@@ -403,14 +394,12 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
     const int nm = link_moves(sim, op, op->in_stale, l, &elements);
     if (nm) snd[count++] = (sending){l, NULL, k, nm, link_buffer(sim, l, op_index, elements)};
   }
-  for (int t = 0; t < sim->ntiles; t++) {
-    tess_tile *x = &sim->tile[t];
-    for (int k = 0; k < x->plan->nin; k++) {
-      tess_link *l = &x->plan->in[k];
-      if (!l->buffered || l->src_local != n - sim->tile) continue;
-      const int nm = link_moves(sim, op, op->in_stale, l, &elements);
-      if (nm) snd[count++] = (sending){l, x, k, nm, link_buffer(sim, l, op_index, elements)};
-    }
+  for (int f = 0; f < n->plan->nfeed; f++) {
+    tess_tile *x = &sim->tile[n->plan->feed[f].tile];
+    const int k = n->plan->feed[f].link;
+    tess_link *l = &x->plan->in[k];
+    const int nm = link_moves(sim, op, op->in_stale, l, &elements);
+    if (nm) snd[count++] = (sending){l, x, k, nm, link_buffer(sim, l, op_index, elements)};
   }
   for (int first = 0; first < count;) {
     int last = first;

@@ -298,8 +298,15 @@ int tess_plan_build(tess_sim_t sim) {
   }
   for (int t = 0; t < sim->ntiles; t++) {
     tess_plan *p = sim->tile[t].plan;
-    for (int k = 0; k < p->nin; k++)
-      if (p->in[k].src_local >= 0) p->in[k].src_classes = link_classes(sim, &p->in[k]);
+    for (int k = 0; k < p->nin; k++) {
+      const tess_link *l = &p->in[k];
+      if (l->src_local >= 0) p->in[k].src_classes = link_classes(sim, l);
+      if (!l->buffered) continue;
+      p->buffered |= 1u << k;
+      if (l->src_local < 0) continue;
+      tess_plan *src = sim->tile[l->src_local].plan; /* its sender packs it (halo.c) */
+      src->feed[src->nfeed++] = (tess_feed){t, k};
+    }
     for (int k = 0; k < p->nout; k++)
       p->out[k].src_classes = link_classes(sim, &p->out[k]);
   }
@@ -312,7 +319,7 @@ void tess_plan_describe(const tess_sim_t sim) {
   if (!tess_log_enabled(TESS_LOG_INFO)) return;
   for (int t = 0; t < sim->ntiles; t++) {
     const tess_plan *p = sim->tile[t].plan;
-    int local = 0, buffered = 0, remote = 0, sends = p->nout;
+    int local = 0, buffered = 0, remote = 0;
     int walls = 0;
     for (int k = 0; k < p->nin; k++) {
       if (p->in[k].physical) {
@@ -322,10 +329,7 @@ void tess_plan_describe(const tess_sim_t sim) {
       p->in[k].buffered ? buffered++ : local++;
       remote += p->in[k].buffered && p->in[k].src_local < 0;
     }
-    for (int x = 0; x < sim->ntiles; x++) /* buffered links of this rank's tiles it feeds */
-      for (int k = 0; k < sim->tile[x].plan->nin; k++)
-        sends += sim->tile[x].plan->in[k].buffered && sim->tile[x].plan->in[k].src_local == t;
-    const int packs = sends > 0; /* one for all its links (halo.c) */
+    const int packs = p->nout + p->nfeed > 0; /* one for all it sends (halo.c) */
     const int fill = p->nclass > 1 && local > 0;
     tess_log(TESS_LOG_INFO,
              "plan: tile %d: %d class(es), %d local + %d buffered link(s) in, %d out, %d "

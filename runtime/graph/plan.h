@@ -19,8 +19,9 @@
  * Unpacks. A buffered link between tiles of this rank is unpacked by one of the classes that read
  * its halo, in that class's task, before its kernel: the reader whose buffered reads are
  * contained in every other reader's (the face class of a face link), submitted first, so no
- * class waits on an arrival more than before. A link to another rank, one no such class exists
- * for, one an edge or corner fill reads, or the held-back test link has an unpack task.
+ * class waits on an arrival its own footprint does not read. A link to another rank, one no
+ * such class exists for, one an edge or corner fill reads, or the held-back test link has an
+ * unpack task.
  *
  * Tokens. Dependencies are carried by StarPU "void" handles (no memory; kernels address the
  * tile through its base pointer, on the tile's own memory node): per tile and storage slot,
@@ -73,12 +74,23 @@ typedef struct {
   tess_box box[TESS_NDIRS];
 } tess_class;
 
+/* A buffered link between tiles of this rank, seen from its sender: the receiving tile (local
+ * index) and the link's number among that tile's incoming links. */
+typedef struct {
+  int tile, link;
+} tess_feed;
+
 typedef struct {
   int nin;
   tess_link in[TESS_MAX_LINKS]; /* incoming links, this tile receiving */
+  uint32_t buffered;            /* the buffered ones among them (bit = link index) */
   int nout;
   tess_link out[TESS_MAX_LINKS]; /* links to tiles on other ranks, this tile sending */
-  int dir_link[TESS_NDIRS];      /* incoming link of each halo direction, -1: none */
+  /* buffered links into this rank's tiles, this tile sending (with out: at most one link per
+   * halo direction of a receiver whose neighbour it is, so nout + nfeed <= TESS_MAX_LINKS) */
+  int nfeed;
+  tess_feed feed[TESS_MAX_LINKS];
+  int dir_link[TESS_NDIRS]; /* incoming link of each halo direction, -1: none */
   int nclass;
   tess_class cls[TESS_NDIRS];
   int piece_class[TESS_NPIECES]; /* owned piece -> class, -1 elsewhere */
