@@ -16,6 +16,8 @@
 # per task. Output: $OUT/graph.csv (default /tmp/graph) and logs; the table on stdout.
 # BASELINE=DIR (holding tess-mhd and tess-heat of an earlier commit, same StarPU): the same runs
 # with those binaries first, named "base-..." (modes it lacks fail and are left out of the CSV).
+# COSTMODEL=1 (gpu): at the end, bench/costmodel.py's prediction for 1, 2, 4 and 8 GPUs at 128^3
+# and 256^3 from this run's 1-tile times and per-task cost (a model, not a measurement).
 set -uo pipefail
 B=$(cd "${1:?usage: graph.sh BUILD_DIR gpu|cpu}" && pwd)
 what=${2:?usage: graph.sh BUILD_DIR gpu|cpu}
@@ -88,5 +90,8 @@ else
     run "${pre}heat96-8tiles-bulk" 1 "$h" $A --tiles 8 --mode bulk
     [ -z "$pre" ] && run "heat96-8tiles-buffered" 1 "$h" $A --tiles 8 --mode buffered
   done
+fi
+if [ "$what" = gpu ] && [ "${COSTMODEL:-0}" = 1 ]; then
+  for n in 128 256; do python3 "$(dirname "$0")/costmodel.py" --graph "$csv" --grid $n; done
 fi
 echo "csv: $csv"
