@@ -17,5 +17,7 @@ if(TESS_SIMGRID)
                         "CC=smpicc (TESS_SIMGRID=1 scripts/build.sh does)")
   endif()
   add_compile_definitions(TESS_SIMGRID)
+  # Tessera's MPI calls go through StarPU-MPI there (runtime/simgrid_mpi.h says why).
+  add_compile_options("$<$<COMPILE_LANGUAGE:C>:SHELL:-include ${CMAKE_SOURCE_DIR}/runtime/simgrid_mpi.h>")
 endif()
 message(STATUS "Tessera: SimGrid simulation build = ${TESS_SIMGRID}")

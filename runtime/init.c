@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#ifdef TESS_SIMGRID
+#include "pack.h" /* tess_simgrid_setup */
+#endif
 #include "sim.h"
 #include "topology.h"
 #include "tessera.h"
@@ -355,6 +358,9 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   conf.ncuda = 0;
 #endif
   conf.nopencl = 0;
+#ifdef TESS_SIMGRID
+  tess_simgrid_setup();
+#endif
   const int r = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "StarPU failed to start (starpu_mpi_init_conf returned %d)",
              r);

@@ -246,7 +246,12 @@ tess_err tess_direct_choose(const char *mode) {
 
 tess_err tess_direct_setup(tess_sim_t sim) {
   const int gpu = sim->ntiles > 0 && sim->tile[0].cuda;
+#ifdef TESS_SIMGRID /* a simulated rank's messages all go through StarPU-MPI (simgrid_mpi.h) */
+  const int want = 0;
+  (void)gpu, (void)cuda_aware, (void)cpu_auto;
+#else
   const int want = choice >= 0 ? choice : gpu ? cuda_aware() : cpu_auto;
+#endif
   /* every rank must exchange the same way, or messages would never meet */
   TESS_MPI_CALL(MPI_Allreduce(&want, &sim->direct, 1, MPI_INT, MPI_MIN, sim->comm));
   if (sim->direct) {

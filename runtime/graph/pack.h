@@ -98,6 +98,13 @@ void tess_moves_cpu(const tess_moves *l, void *const *buf);
 void tess_simgrid_task_placeholder(void *buffers[], void *arg);
 #define TESS_SIM_CUDA(f) tess_simgrid_task_placeholder
 #endif
+#ifdef TESS_SIMGRID
+/* TESS_SIM_MODELS=synthetic (runtime/simulate.c): model m gives every task a time from its size
+ * instead of calibrated histories; tess_simgrid_setup does it to the box-move models, before
+ * StarPU starts, and says so on rank 0. */
+void tess_simgrid_model(struct starpu_perfmodel *m);
+void tess_simgrid_setup(void);
+#endif
 
 /* The pointers of a task's buffers 0..l->nbuf (StarPU vectors) for the moves l, each checked
  * against the elements and element size the moves need (a plan bug otherwise: aborts). */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(TESS_SIMGRID) /* SMPI's malloc macros (smpicc) clash */
 #include <malloc.h>
 #endif
 
@@ -160,6 +160,9 @@ static struct starpu_perfmodel *stage_model(const char *symbol) {
     m->model.symbol = m->symbol;
     m->model.footprint = stage_footprint;
     m->model.size_base = stage_size;
+#ifdef TESS_SIMGRID
+    tess_simgrid_model(&m->model);
+#endif
     m->next = models;
     models = m;
   }
@@ -237,7 +240,7 @@ void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32
  * faults under StarPU's calloc, TLB shootdowns). A 64 MB threshold keeps those pages. Once per
  * process, unless the user set one (MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES). */
 void tess_task_heap_policy(void) {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(TESS_SIMGRID) /* a simulated run's heap is not timed */
   static int done;
   if (done) return;
   done = 1;

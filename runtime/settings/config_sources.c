@@ -10,6 +10,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#ifdef TESS_SIMGRID
+/* smpicc turns getopt_long into SMPI's, which restores its own saved optind on every call and so
+ * undoes walk()'s restart of each pass; the parse never yields to another simulated rank, so
+ * glibc's own is right here. */
+#undef getopt_long
+#endif
 #include <ini.h>
 #include <limits.h>
 #include <stdlib.h>
