@@ -11,6 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef TESS_SIMGRID
+#include <starpu_mpi.h>
+#endif
+
 #include "cli.h"
 #include "image.h"
 #include "app_impl.h"
@@ -18,6 +22,9 @@
 
 /* Rank before MPI starts (mpirun exports it), so that only one rank prints start-up errors. */
 static int launcher_rank(void) {
+#ifdef TESS_SIMGRID
+  return starpu_mpi_world_rank(); /* known before the app's main starts */
+#endif
   const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *v = getenv(names[i]);
@@ -97,6 +104,18 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
 }
 
 int tess_app_prints(void) { return launcher_rank() == 0; }
+
+#ifdef TESS_SIMGRID
+#undef main
+int starpu_main(int argc, char **argv) {
+  const int rc = tess_simgrid_app_main(argc, argv);
+  if (rc) {
+    fflush(stdout);
+    exit(rc); /* SMPI's exit: smpirun's status (the other simulated ranks may report a stall) */
+  }
+  return 0;
+}
+#endif
 
 int tess_app_refuse(tess_app *app) {
   tess_config_destroy(&app->cfg);

@@ -30,8 +30,13 @@
 #include "tessera_io.h"
 #ifdef TESS_SIMGRID
 /* SimGrid build: StarPU's library holds the real main(), which starts the simulation and calls
- * the app's, renamed starpu_main here (docs/simulation.md). */
+ * starpu_main (docs/simulation.md), whose return value it drops. The app's main is renamed
+ * tess_simgrid_app_main; app.c's starpu_main calls it and ends a failed run with exit(), whose
+ * code SMPI's launcher returns. */
 #include <starpu_simgrid_wrap.h>
+#undef main
+#define main tess_simgrid_app_main
+int tess_simgrid_app_main(int argc, char **argv);
 #endif
 
 #define TESS_APP_PATH 512
