@@ -253,7 +253,8 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   if (app->root) tess_config_summary(app->cfg, stdout); /* the whole: --print-config, <app>.ini */
 #ifdef TESS_SIMGRID
   if (app->root)
-    printf("simulate: SimGrid build: step times are simulated from calibrated models; no kernel "
+    printf("simulate: SimGrid build: step times are simulated from the tasks' performance models; "
+           "no kernel "
            "runs, so initial conditions, finite checks, snapshots, checkpoints, dumps and the "
            "apps' analytic checks are skipped\n");
 #endif
