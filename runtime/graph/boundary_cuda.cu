@@ -109,7 +109,7 @@ extern "C" void tess_bcfill_cuda(const tess_move *const *m, const int *pre, int 
     f.value = mj->bc.value;
     f.pre = pre[j];
     const int up = f.pre >= 0 ? pre[f.pre] : -1;
-    if (f.pre >= j || up >= f.pre || (up >= 0 && pre[up] >= 0))
+    if (f.pre >= j || (f.pre >= 0 && (up >= f.pre || (up >= 0 && pre[up] >= 0))))
       STARPU_ABORT_MSG("ghost fill %d of a batch reads a fill it cannot compute", j);
     const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
     if (cells > INT_MAX) STARPU_ABORT_MSG("a ghost box of %ld cells is too large", cells);
