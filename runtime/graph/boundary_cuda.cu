@@ -2,14 +2,7 @@
  * the story): a batch of fill moves in one launch, one thread per ghost cell, the formula of
  * bcfill.h. A tile's fills are many small boxes (faces, edges and corners of every field and
  * component: 26 directions x 8 components per MHD stage), so a launch per box would cost more
- * than the cells; the caller (pack_cuda.cu) batches them.
- *
- * An edge fill reads ghosts that a face fill writes, and a corner fill an edge's. In one launch
- * they cannot wait for each other, so a fill that reads another fill of its batch (its pre)
- * computes each cell it reads with that fill's formula, rounded to the field's type as a store
- * would round it: the same bits as launches in order, for a few more reads in the edges and
- * corners (up to 3 per level with outflow). A walled lone tile then fills all its ghosts in one
- * launch instead of three (faces, edges, corners).
+ * than the cells; the caller (pack_cuda.cu) batches the fills that do not read each other.
  *
  * Each box gets blocks in proportion to its cells, and a block finds its box in the launch's
  * table of first blocks (as pack_cuda.cu's copies do). Boxes are a few cells thick across the
@@ -27,39 +20,14 @@ struct dev_fill {
   int X, Y, nc, comp;
   int lo[3], ext[3];
   int kind, axis, side, face;
-  int pre; /* the fill of this batch whose ghosts this one reads, or -1 (memory) */
   double value;
 };
 
 struct dev_fills {
   int n;
   unsigned first[TESS_BCFILL_BATCH + 1]; /* first block of each box; first[n] = the grid */
-  dev_fill f[TESS_BCFILL_BATCH];         /* 32 x 80 B: the parameters stay under 4 KB */
+  dev_fill f[TESS_BCFILL_BATCH];         /* 32 x 72 B: the parameters stay under 4 KB */
 };
-
-/* The value fill j writes at padded cell (x, y, z), as double. Its inputs, u_0, u_1 (outflow
- * only) and u_{k-1} along its normal, come from memory, or for a fill with a pre from the pre's
- * formula (D: the links of pre still allowed). */
-template <typename T, int D>
-__device__ double ghost_value(const dev_fills &b, int j, int x, int y, int z) {
-  const dev_fill &f = b.f[j];
-  /* no arrays indexed by the axis (they would live in local memory): selects instead */
-  const int pa = f.axis == 0 ? x : f.axis == 1 ? y : z;
-  const int k = f.side * (pa - f.face);
-  auto read = [&](int p)
-      -> double { /* the cell at coordinate p along the normal */
-                  const int qx = f.axis == 0 ? p : x, qy = f.axis == 1 ? p : y,
-                            qz = f.axis == 2 ? p : z;
-                  if constexpr (D > 0) {
-                    if (f.pre >= 0) return (double)(T)ghost_value<T, D - 1>(b, f.pre, qx, qy, qz);
-                  }
-                  return (double)((const T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, qx, qy, qz)];
-  };
-  const double uk = read(f.face - f.side * (k - 1));
-  const double a0 = f.kind == TESS_BC_OUTFLOW ? read(f.face) : 0.0;
-  const double a1 = f.kind == TESS_BC_OUTFLOW ? read(f.face - f.side) : 0.0;
-  return tess_bc_ghost(f.kind, k, f.value, a0, a1, uk);
-}
 
 template <typename T> __global__ void fill_kernel(dev_fills b) {
   int j = 0;
@@ -75,14 +43,25 @@ template <typename T> __global__ void fill_kernel(dev_fills b) {
     const unsigned r = i / e0;
     const int x = f.lo[0] + (int)(i - r * e0), y = f.lo[1] + (int)(r % e1),
               z = f.lo[2] + (int)(r / e1);
-    ((T *)f.ptr)[TESS_IDX(f.X, f.Y, f.nc, f.comp, x, y, z)] = (T)ghost_value<T, 2>(b, j, x, y, z);
+    /* no arrays indexed by the axis (they would live in local memory): selects instead */
+    const int pa = f.axis == 0 ? x : f.axis == 1 ? y : z;
+    const long stride = f.axis == 0 ? 1L : f.axis == 1 ? (long)f.X * f.nc : (long)f.X * f.nc * f.Y;
+    T *u = (T *)f.ptr;
+    const long at = (long)TESS_IDX(f.X, f.Y, f.nc, f.comp, x, y, z);
+    const int k = f.side * (pa - f.face);
+    /* u_j, the cell j inside the face along the normal: u_0, u_1 (read by outflow only) and
+     * u_{k-1}, the mirror of ghost k */
+    const long u0 = at + (long)(f.face - pa) * stride, in = -(long)f.side * stride;
+    const double uk = (double)u[u0 + (long)(k - 1) * in];
+    const double a0 = f.kind == TESS_BC_OUTFLOW ? (double)u[u0] : 0.0;
+    const double a1 = f.kind == TESS_BC_OUTFLOW ? (double)u[u0 + in] : 0.0;
+    u[at] = (T)tess_bc_ghost(f.kind, k, f.value, a0, a1, uk);
   }
 }
 
 } // namespace
 
-extern "C" void tess_bcfill_cuda(const tess_move *const *m, const int *pre, int n, int esize,
-                                 cudaStream_t s) {
+extern "C" void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cudaStream_t s) {
   if (n <= 0) return;
   if (n > TESS_BCFILL_BATCH) STARPU_ABORT_MSG("a batch of %d ghost fills is too large", n);
   dev_fills b;
@@ -107,10 +86,6 @@ extern "C" void tess_bcfill_cuda(const tess_move *const *m, const int *pre, int 
     f.side = mj->bc.side;
     f.face = mj->bc.face;
     f.value = mj->bc.value;
-    f.pre = pre[j];
-    const int up = f.pre >= 0 ? pre[f.pre] : -1;
-    if (f.pre >= j || (f.pre >= 0 && (up >= f.pre || (up >= 0 && pre[up] >= 0))))
-      STARPU_ABORT_MSG("ghost fill %d of a batch reads a fill it cannot compute", j);
     const long cells = (long)f.ext[0] * f.ext[1] * f.ext[2];
     if (cells > INT_MAX) STARPU_ABORT_MSG("a ghost box of %ld cells is too large", cells);
     const long want = (cells + 255) / 256; /* callers skip empty boxes */

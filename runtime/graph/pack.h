@@ -115,12 +115,10 @@ void tess_bcfill_cpu(const tess_move *m, int esize);
 /* Asynchronous: enqueue on stream s and return; tiles and buf are device pointers. A launch
  * failure is reported through StarPU and aborts. */
 void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStream_t s);
-/* Ghost fill moves m[0..n) on stream s in one launch (boundary_cuda.cu). pre[j] < j: the fill
- * whose box holds every cell m[j] reads (an edge reads a face's ghosts, a corner an edge's),
- * computed on the fly by its formula; -1: m[j] reads memory, which no fill of the launch writes
- * (pack_cuda.cu batches them so). At most two links of pre per fill (a corner's). */
+/* Ghost fill moves m[0..n) on stream s in one launch (boundary_cuda.cu); none of them may read
+ * cells another of them writes (pack_cuda.cu batches them so). */
 enum { TESS_BCFILL_BATCH = 32 };
-void tess_bcfill_cuda(const tess_move *const *m, const int *pre, int n, int esize, cudaStream_t s);
+void tess_bcfill_cuda(const tess_move *const *m, int n, int esize, cudaStream_t s);
 #endif
 
 /* Codelets (nbuffers = STARPU_VARIABLE_NBUFFERS, so every task sets its own modes), cl_arg a

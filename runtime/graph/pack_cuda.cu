@@ -108,33 +108,16 @@ bool fill_reads(const tess_move *w, const tess_move *r) {
   return true;
 }
 
-/* Does w's box hold every cell r reads? (Then r can compute them with w's formula.) */
-bool fill_within(const tess_move *w, const tess_move *r) {
-  const int a = r->bc.axis, deepest = r->ext[a] - 1 > 1 ? r->ext[a] - 1 : 1;
-  for (int i = 0; i < 3; i++) {
-    int lo = r->dst.lo[i], hi = r->dst.lo[i] + r->ext[i];
-    if (i == a) {
-      lo = r->bc.side < 0 ? r->bc.face : r->bc.face - deepest;
-      hi = lo + deepest + 1;
-    }
-    if (lo < w->dst.lo[i] || w->dst.lo[i] + w->ext[i] < hi) return false;
-  }
-  return true;
-}
-
 } // namespace
 
-/* Copies go in chunks of CHUNK boxes a launch, fills in batches (a tile's faces, edges and
- * corners, every field and component at once); list order is kept between chunks, batches and
- * the two kinds. A fill that reads the cells of one fill of its batch computes them
- * (boundary_cuda.cu); one that reads more, or whose chain would grow past a corner's, starts a
- * new batch. */
+/* Copies go in chunks of CHUNK boxes a launch, fills in batches of fills that do not read each
+ * other (a tile's faces, then its edges, then its corners, every field and component at once);
+ * list order is kept between chunks, batches and the two kinds. */
 extern "C" void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStream_t s) {
   dev_chunk ch;
   ch.n = 0;
   ch.first[0] = 0;
   const tess_move *fills[TESS_BCFILL_BATCH];
-  int pre[TESS_BCFILL_BATCH], depth[TESS_BCFILL_BATCH];
   int nfills = 0;
   auto flush_copies = [&]() {
     if (ch.n == 0) return;
@@ -145,7 +128,7 @@ extern "C" void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStrea
     ch.n = 0;
   };
   auto flush_fills = [&]() {
-    tess_bcfill_cuda(fills, pre, nfills, l->esize, s);
+    tess_bcfill_cuda(fills, nfills, l->esize, s);
     nfills = 0;
   };
   for (int i = 0; i < l->n; i++) {
@@ -153,20 +136,10 @@ extern "C" void tess_moves_cuda(const tess_moves *l, void *const *buf, cudaStrea
     if (!tess_move_count(m)) continue;
     if (m->bc.kind) {
       flush_copies(); /* an edge fill may read what a copy wrote */
-      bool flush = nfills == TESS_BCFILL_BATCH;
-      int from = -1;
-      for (int j = 0; j < nfills && !flush; j++) {
-        if (fill_reads(m, fills[j])) flush = true; /* out of order: fills[j] must see m's cells */
-        if (!fill_reads(fills[j], m)) continue;
-        if (from >= 0 || depth[j] == 2 || !fill_within(fills[j], m)) flush = true;
-        from = j;
-      }
-      if (flush) {
-        flush_fills();
-        from = -1;
-      }
-      pre[nfills] = from;
-      depth[nfills] = from >= 0 ? depth[from] + 1 : 0;
+      bool reads = nfills == TESS_BCFILL_BATCH;
+      for (int j = 0; j < nfills && !reads; j++)
+        reads = fill_reads(fills[j], m) || fill_reads(m, fills[j]);
+      if (reads) flush_fills();
       fills[nfills++] = m;
       continue;
     }
