@@ -336,10 +336,17 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
   TESS_CALL(setup_trace(opts->trace_dir));
   setenv("STARPU_FXT_TRACE", "0", 0);
-  /* dmdas (data-aware, priority-sorted, model-based) respects the pack > outer > inner
-   * priorities and the per-tile worker masks; StarPU's default (lws) bounces masked tasks
-   * between workers: 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. */
-  setenv("STARPU_SCHED", "dmdas", 0);
+  /* With GPUs, dmdas (data-aware, priority-sorted, model-based) respects the pack > outer >
+   * inner priorities and the per-tile worker masks; lws bounces masked tasks between workers:
+   * 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. A rank of CPU workers alone has no masks,
+   * and there lws's local queues beat dmdas's model upkeep (heat 128^3 on 16 cores 0.69 against
+   * 1.10 ms a step, docs/halo-path.md). */
+#ifdef TESS_HAVE_CUDA
+  const int cpu_only = opts->device == TESS_DEVICE_CPU || opts->ncuda == 0;
+#else
+  const int cpu_only = 1;
+#endif
+  setenv("STARPU_SCHED", cpu_only ? "lws" : "dmdas", 0);
   if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
 
   /* The authoritative node-local rank; warns when a node's ranks are not contiguous. */
@@ -376,8 +383,9 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
            starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(), ndev ? list : "none");
   /* The placement decision, once per run (rank 0's; the others' differ only in their cores). */
   if (my_rank == 0)
-    printf("placement: %s; %u CPU and %u CUDA worker(s) per rank\n", note,
-           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count());
+    printf("placement: %s; %u CPU and %u CUDA worker(s) per rank, scheduler %s\n", note,
+           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(),
+           getenv("STARPU_SCHED"));
   return TESS_OK;
 }
 
