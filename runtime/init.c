@@ -384,8 +384,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   /* The placement decision, once per run (rank 0's; the others' differ only in their cores). */
   if (my_rank == 0)
     printf("placement: %s; %u CPU and %u CUDA worker(s) per rank, scheduler %s\n", note,
-           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(),
-           getenv("STARPU_SCHED"));
+           starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(), getenv("STARPU_SCHED"));
   return TESS_OK;
 }
 
