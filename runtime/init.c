@@ -365,6 +365,10 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   conf.ncuda = 0;
 #endif
   conf.nopencl = 0;
+  /* dmdas measures a task kind until its model is calibrated; lws asks no model, so StarPU would
+   * keep no history, which the program's cost model reads (program.c): measure every task
+   * (STARPU_CALIBRATE overrides). */
+  if (cpu_only) conf.calibrate = 1;
 #ifdef TESS_SIMGRID
   tess_simgrid_setup();
 #endif
