@@ -35,6 +35,13 @@ if [ -n "${TESS_QUIET:-}" ]; then
   }
   echo "[build] building Tessera${TESS_TARGETS:+ ($TESS_TARGETS)} in $build (log: $blog)" >&2
 fi
+# Another StarPU than the one this build was configured with (a changed patch gives a new cache
+# folder): configure afresh, or CMake keeps linking the old one.
+configured=$(sed -n 's/^STARPU_starpu-1.3_PREFIX:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+if [ -n "$configured" ] && [ "$configured" != "$prefix" ]; then
+  echo "[build] StarPU is now $prefix: configuring $build afresh" >&2
+  rm -f "$build/CMakeCache.txt"
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   run cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda ${TESS_CMAKE_FLAGS:-}
 fi
