@@ -54,7 +54,8 @@ else
 fi
 for g in 1 2 4 "$gpn"; do
   name=h200x$g
-  /usr/bin/python3 "$here/sim/machine.py" "$home/sampling" --gpus "$g" --name "$name" > /dev/null
+  /usr/bin/python3 "$here/sim/machine.py" "$home/sampling" --gpus "$g" --name "$name" \
+    --cpus $((g + 1 > 4 ? g + 1 : 4)) > /dev/null
   [ -f "$models" ] && continue
   for d in "$models"/sampling/codelets/*/; do
     v=$(basename "$d")
@@ -133,6 +134,7 @@ for mode in ${SIM_MODES:-overlap bulk}; do
         done ;;
       validate) gpn0=$gpn
         for a in mhd:256 mhd:512 ch:512; do
+          [ -x "$build/apps/cahn_hilliard/tess-ch" ] || [ "${a%:*}" != ch ] || continue
           for g in 1 2 4; do
             gpn=$g; one validate "${a%:*}" "${a#*:},${a#*:},${a#*:}" $g "$mode" || break
             [ "$g" = 1 ] || { gpn=1; one validate "${a%:*}" "${a#*:},${a#*:},${a#*:}" $g "$mode" || break; }
