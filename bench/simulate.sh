@@ -17,7 +17,8 @@
 #   Environment: SIM_GPN (GPUs per node, default 4: one rank per node driving them), SIM_MODES
 #   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_NIC_GBPS (per GPU, default 400),
 #   SIM_BUILD (default build-sim), SIM_STEPS (default 20, 5 of them warm-up), SIM_TIMEOUT (wall
-#   seconds a run may take, default 3600: a series stops at its first run past it).
+#   seconds a run may take, default 3600: a series stops at its first run past it), SIM_SCHED
+#   (StarPU's scheduler, default dmdas as in Tessera's GPU runs).
 #
 # Output under $OUT (default /tmp/simulate): sim.csv (one row per simulated run: case, app, grid,
 # GPUs, ranks, GPUs per node, mode, simulated median ms per step, efficiency against the 1-GPU
@@ -64,7 +65,7 @@ for g in 1 2 4 "$gpn"; do
   done
 done
 export STARPU_HOME=$home STARPU_PERF_MODEL_DIR=$home/sampling STARPU_SILENT=1
-export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=dmdas STARPU_CALIBRATE=0
+export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=${SIM_SCHED:-dmdas} STARPU_CALIBRATE=0
 export STARPU_SIMGRID_CUDA_MALLOC_COST=0
 
 # cluster R GPN: sim/cluster.xml with the NIC of a node of GPN GPUs
@@ -95,7 +96,7 @@ one() {
     ch) bin=$build/apps/cahn_hilliard/tess-ch args="--variant fused" ;;
   esac
   cluster "$r" "$gn"
-  local log=$out/logs/$case-$app-${grid//,/x}-g$g-$mode.log t0=$SECONDS
+  local log=$out/logs/$case-$app-${grid//,/x}-g$g-r$r-$mode.log t0=$SECONDS
   # shellcheck disable=SC2086
   (cd "$out" && STARPU_HOSTNAME=h200x$gn STARPU_NCUDA=$gn STARPU_NCPU=$((gn + 1)) timeout "$tmo" \
     "$prefix/bin/starpu_smpirun" -platform "cluster-$r.xml" -hostfile "hostfile-$r" -np "$r" \
@@ -103,7 +104,7 @@ one() {
     $args) > "$log" 2>&1
   local rc=$? wall=$((SECONDS - t0)) med eff=""
   med=$(awk '/^median/ {print $2}' "$log")
-  local key=$case-$app-$mode
+  local key=$case-$app-$mode; [ "$case" = weak ] || key=$key-$grid
   [ "$g" = 1 ] && [ -n "$med" ] && base[$key]=$med
   if [ -n "$med" ] && [ -n "${base[$key]:-}" ]; then
     if [ "$case" = weak ]; then eff=$(/usr/bin/python3 -c "print('%.3f' % (${base[$key]} / $med))")
@@ -112,7 +113,7 @@ one() {
   printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s median %s ms (eff %s; rc %d, %d s)\n' \
     "$case" "$app" "$grid" "$g" "$r" "$mode" "${med:-?}" "${eff:-?}" "$rc" "$wall"
   if [ -z "$med" ] && [ "$rc" = 124 ]; then # past SIM_TIMEOUT: the series stops here
-    echo "$case,$app,$grid,$g,$r,$gn,$mode,,,$wall" >> "$csv"
+    echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,,,$wall" >> "$csv"
     return 1
   fi
   if [ -z "$med" ]; then # a run that fails fails them all: say why and stop, no partial table
@@ -120,7 +121,7 @@ one() {
     echo "simulate.sh: the run above failed (log: $log); see docs/simulation.md, status" >&2
     exit 1
   fi
-  [ -n "$med" ] && echo "$case,$app,$grid,$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
+  [ -n "$med" ] && echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
 }
 
 gpus_upto() { local g=1; while [ "$g" -le "$1" ]; do echo $g; g=$((g * 2)); done; }
