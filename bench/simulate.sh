@@ -12,7 +12,8 @@
 #     strong  MHD fp64 512^3 and 1024^3 on 1..64 GPUs
 #     quick   MHD 64^3 per GPU on 1, 8 GPUs (what tests/simulation.sh checks)
 #     validate  the measured H200 set-ups: MHD fp64 256^3, 512^3 and CH 512^3 on 1, 2, 4 GPUs,
-#             one rank driving them and one rank per GPU (sim/validate.py compares)
+#             one rank driving them and one rank per GPU (sim/validate.py compares);
+#             SIM_VALIDATE picks app:size pairs (default "mhd:256 mhd:512 ch:512")
 #     weak-mhd  weak, MHD only
 #   Environment: SIM_GPN (GPUs per node, default 4: one rank per node driving them), SIM_MODES
 #   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_NIC_GBPS (per GPU, default 400),
@@ -134,7 +135,7 @@ for mode in ${SIM_MODES:-overlap bulk}; do
           for g in $(gpus_upto "$maxg"); do one weak $app "$(grid 256 $g)" $g "$mode" || break; done
         done ;;
       validate) gpn0=$gpn
-        for a in mhd:256 mhd:512 ch:512; do
+        for a in ${SIM_VALIDATE:-mhd:256 mhd:512 ch:512}; do
           [ -x "$build/apps/cahn_hilliard/tess-ch" ] || [ "${a%:*}" != ch ] || continue
           for g in 1 2 4; do
             gpn=$g; one validate "${a%:*}" "${a#*:},${a#*:},${a#*:}" $g "$mode" || break
