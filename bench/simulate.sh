@@ -18,7 +18,8 @@
 #   Environment: SIM_GPN (GPUs per node, default 4: one rank per node driving them), SIM_MODES
 #   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_NIC_GBPS (per GPU, default 400),
 #   SIM_BUILD (default build-sim), SIM_STEPS (default 20, 5 of them warm-up), SIM_TIMEOUT (wall
-#   seconds a run may take, default 3600: a series stops at its first run past it), SIM_SCHED
+#   seconds a run may take, default 3600: a series stops at its first run past it or killed for
+#   memory, a row without a time), SIM_SCHED
 #   (StarPU's scheduler, default dmdas as in Tessera's GPU runs).
 #
 # Output under $OUT (default /tmp/simulate): sim.csv (one row per simulated run: case, app, grid,
@@ -113,7 +114,7 @@ one() {
   fi
   printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s median %s ms (eff %s; rc %d, %d s)\n' \
     "$case" "$app" "$grid" "$g" "$r" "$mode" "${med:-?}" "${eff:-?}" "$rc" "$wall"
-  if [ -z "$med" ] && [ "$rc" = 124 ]; then # past SIM_TIMEOUT: the series stops here
+  if [ -z "$med" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then # too long, or killed for memory: stop
     echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,,,$wall" >> "$csv"
     return 1
   fi

@@ -39,7 +39,7 @@ def sim_rows(path):
 
 def main():
     out, pairs = sys.argv[1], [a.split("=", 1) for a in sys.argv[2:]]
-    rows = []
+    rows, seen = [], set()
     for spec, path in pairs:
         model, _, sched = spec.partition(":")
         sched = sched or "dmdas"
@@ -55,8 +55,10 @@ def main():
                    if all(m.get(k) == v for k, v in filt.items()) and m["app"] == s["app"]
                    and m["size"] == size and int(m["gpus"]) == g and int(m["ranks"]) == r
                    and m["mode"] == mode]
-            if not hit:
+            key = (model, sched, s["app"], s["grid"], g, r, mode)
+            if not hit or key in seen:  # a run given twice: the first counts
                 continue
+            seen.add(key)
             n, m = hit[0]
             sim, ms = float(s["median_ms"]), float(m["median_ms"])
             note = "1 GPU: the model's fit point" if g == 1 and size == "256" and s["app"] == "mhd" \
