@@ -85,7 +85,7 @@ def derive(steps_file, step_filter, copy_file):
     bw, bl, _ = grep(copy_file, r"^d2d_copy ([0-9.]+) GB/s")
     note("move_gbps", bw, "%.1f GB/s (read+write) = d2d_copy, %s line %d (one H200)" % (bw, copy_file, bl))
     note("cpu_factor", CPU_FACTOR, "%.0f: assumed, not measured (no MHD or CH run on CPU cores "
-         "of the H200 host): keeps tasks on the GPUs, as dmdas placed them in the measured runs"
+         "of the H200 host): the scheduler keeps tasks on the GPUs"
          % CPU_FACTOR)
     return out, src
 
