@@ -3,45 +3,63 @@
 # the SimGrid build of the apps (TESS_SIMGRID=1 scripts/build.sh build-sim) run under
 # starpu_smpirun on simulated nodes (docs/simulation.md). MODELS is a calibrated model folder
 # (sim/calibrate.sh's models/<name>, e.g. sim/models/h200): its codelet histories give every
-# task's time; the bus and the platforms are sim/machine.py's nodes of GPN GPUs and
-# sim/cluster.xml's network.
+# task's time; or a derived model file (sim/derive_models.py's sim/models/h200-derived.txt, run
+# as TESS_SIM_MODELS=measured:FILE): per-task costs derived from measured one-GPU runs. The bus
+# and the platforms are sim/machine.py's nodes of GPN GPUs and sim/cluster.xml's network.
 #
 #   CASES (default "weak strong"):
 #     weak    MHD fp64 and CH, 256^3 per GPU, grid grown along z then y then x, 1..1024 GPUs
 #     strong  MHD fp64 512^3 and 1024^3 on 1..64 GPUs
 #     quick   MHD 64^3 per GPU on 1, 8 GPUs (what tests/simulation.sh checks)
+#     validate  the measured H200 set-ups: MHD fp64 256^3, 512^3 and CH 512^3 on 1, 2, 4 GPUs,
+#             one rank driving them and one rank per GPU (sim/validate.py compares);
+#             SIM_VALIDATE picks app:size pairs (default "mhd:256 mhd:512 ch:512")
+#     weak-mhd  weak, MHD only
 #   Environment: SIM_GPN (GPUs per node, default 4: one rank per node driving them), SIM_MODES
 #   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_NIC_GBPS (per GPU, default 400),
-#   SIM_BUILD (default build-sim), SIM_STEPS (default 20, 5 of them warm-up).
+#   SIM_BUILD (default build-sim), SIM_STEPS (default 20, 5 of them warm-up), SIM_TIMEOUT (wall
+#   seconds a run may take, default 3600: a series stops at its first run past it or killed for
+#   memory, a row without a time), SIM_SCHED
+#   (StarPU's scheduler, default dmdas as in Tessera's GPU runs).
 #
 # Output under $OUT (default /tmp/simulate): sim.csv (one row per simulated run: case, app, grid,
 # GPUs, ranks, GPUs per node, mode, simulated median ms per step, efficiency against the 1-GPU
 # run, wall seconds the simulation took), logs/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-models=$(cd "${1:?usage: simulate.sh MODELS [CASES]}" && pwd)
+models=${1:?usage: simulate.sh MODELS [CASES]}
+if [ -f "$models" ]; then # a derived model file
+  models=$(cd "$(dirname "$models")" && pwd)/$(basename "$models")
+else models=$(cd "$models" && pwd); fi
 cases=${2:-weak strong}
 build=$here/${SIM_BUILD:-build-sim}
-gpn=${SIM_GPN:-4} maxg=${SIM_MAXGPUS:-1024} nic=${SIM_NIC_GBPS:-400} steps=${SIM_STEPS:-20}
+gpn=${SIM_GPN:-4} tmo=${SIM_TIMEOUT:-3600} maxg=${SIM_MAXGPUS:-1024} nic=${SIM_NIC_GBPS:-400} steps=${SIM_STEPS:-20}
 out=${OUT:-/tmp/simulate}
 mkdir -p "$out/logs"
 prefix=$(cat "$build/starpu-prefix" 2>/dev/null) || {
   echo "simulate.sh: no SimGrid build in $build (TESS_SIMGRID=1 scripts/build.sh ${build##*/})" >&2
   exit 2
 }
-[ -d "$models/sampling/codelets" ] || {
-  echo "simulate.sh: $models holds no calibrated models (sampling/codelets; sim/calibrate.sh)" >&2
+[ -f "$models" ] || [ -d "$models/sampling/codelets" ] || {
+  echo "simulate.sh: $models is no derived model file and holds no calibrated models" \
+    "(sampling/codelets; sim/calibrate.sh)" >&2
   exit 2
 }
-calib=$(ls "$models"/sampling/codelets/*/ | sed -n 's/.*\.\([^.]*\)$/\1/p' | sort -u | head -1)
 
 # The model folder StarPU reads: the calibrated codelet histories under the simulated node's
 # name, and that node's bus (sim/machine.py).
 home=$out/starpu-home
 rm -rf "$home" && mkdir -p "$home/sampling/codelets"
-for g in 1 "$gpn"; do
+if [ -f "$models" ]; then
+  export TESS_SIM_MODELS=measured:$models
+else
+  calib=$(ls "$models"/sampling/codelets/*/ | sed -n 's/.*\.\([^.]*\)$/\1/p' | sort -u | head -1)
+fi
+for g in 1 2 4 "$gpn"; do
   name=h200x$g
-  /usr/bin/python3 "$here/sim/machine.py" "$home/sampling" --gpus "$g" --name "$name" > /dev/null
+  /usr/bin/python3 "$here/sim/machine.py" "$home/sampling" --gpus "$g" --name "$name" \
+    --cpus $((g + 1 > 4 ? g + 1 : 4)) > /dev/null
+  [ -f "$models" ] && continue
   for d in "$models"/sampling/codelets/*/; do
     v=$(basename "$d")
     mkdir -p "$home/sampling/codelets/$v"
@@ -49,7 +67,8 @@ for g in 1 "$gpn"; do
   done
 done
 export STARPU_HOME=$home STARPU_PERF_MODEL_DIR=$home/sampling STARPU_SILENT=1
-export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=dmdas STARPU_CALIBRATE=0
+export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=${SIM_SCHED:-dmdas} STARPU_CALIBRATE=0
+export STARPU_SIMGRID_CUDA_MALLOC_COST=0
 
 # cluster R GPN: sim/cluster.xml with the NIC of a node of GPN GPUs
 cluster() {
@@ -79,15 +98,15 @@ one() {
     ch) bin=$build/apps/cahn_hilliard/tess-ch args="--variant fused" ;;
   esac
   cluster "$r" "$gn"
-  local log=$out/logs/$case-$app-${grid//,/x}-g$g-$mode.log t0=$SECONDS
+  local log=$out/logs/$case-$app-${grid//,/x}-g$g-r$r-$mode.log t0=$SECONDS
   # shellcheck disable=SC2086
-  (cd "$out" && STARPU_HOSTNAME=h200x$gn STARPU_NCUDA=$gn STARPU_NCPU=$((gn + 1)) timeout 3600 \
+  (cd "$out" && STARPU_HOSTNAME=h200x$gn STARPU_NCUDA=$gn STARPU_NCPU=$((gn + 1)) timeout "$tmo" \
     "$prefix/bin/starpu_smpirun" -platform "cluster-$r.xml" -hostfile "hostfile-$r" -np "$r" \
     "$bin" --device cuda --grid "$grid" --mode "$mode" --every 0 --warmup 5 --steps "$steps" \
     $args) > "$log" 2>&1
   local rc=$? wall=$((SECONDS - t0)) med eff=""
   med=$(awk '/^median/ {print $2}' "$log")
-  local key=$case-$app-$mode
+  local key=$case-$app-$mode; [ "$case" = weak ] || key=$key-$grid
   [ "$g" = 1 ] && [ -n "$med" ] && base[$key]=$med
   if [ -n "$med" ] && [ -n "${base[$key]:-}" ]; then
     if [ "$case" = weak ]; then eff=$(/usr/bin/python3 -c "print('%.3f' % (${base[$key]} / $med))")
@@ -95,12 +114,16 @@ one() {
   fi
   printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s median %s ms (eff %s; rc %d, %d s)\n' \
     "$case" "$app" "$grid" "$g" "$r" "$mode" "${med:-?}" "${eff:-?}" "$rc" "$wall"
+  if [ -z "$med" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then # too long, or killed for memory: stop
+    echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,,,$wall" >> "$csv"
+    return 1
+  fi
   if [ -z "$med" ]; then # a run that fails fails them all: say why and stop, no partial table
     grep -v 'ker_lmm' "$log" | tail -8 >&2
     echo "simulate.sh: the run above failed (log: $log); see docs/simulation.md, status" >&2
     exit 1
   fi
-  [ -n "$med" ] && echo "$case,$app,$grid,$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
+  [ -n "$med" ] && echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
 }
 
 gpus_upto() { local g=1; while [ "$g" -le "$1" ]; do echo $g; g=$((g * 2)); done; }
@@ -108,13 +131,23 @@ for mode in ${SIM_MODES:-overlap bulk}; do
   for c in $cases; do
     case $c in
       quick) for g in 1 8; do one quick mhd "$(grid 64 $g)" $g "$mode"; done ;;
-      weak) for app in mhd ch; do
-          for g in $(gpus_upto "$maxg"); do one weak $app "$(grid 256 $g)" $g "$mode"; done
+      weak | weak-mhd) apps="mhd ch"; [ "$c" = weak-mhd ] && apps=mhd
+        for app in $apps; do
+          for g in $(gpus_upto "$maxg"); do one weak $app "$(grid 256 $g)" $g "$mode" || break; done
         done ;;
+      validate) gpn0=$gpn
+        for a in ${SIM_VALIDATE:-mhd:256 mhd:512 ch:512}; do
+          [ -x "$build/apps/cahn_hilliard/tess-ch" ] || [ "${a%:*}" != ch ] || continue
+          for g in 1 2 4; do
+            gpn=$g; one validate "${a%:*}" "${a#*:},${a#*:},${a#*:}" $g "$mode" || break
+            [ "$g" = 1 ] || { gpn=1; one validate "${a%:*}" "${a#*:},${a#*:},${a#*:}" $g "$mode" || break; }
+          done
+        done
+        gpn=$gpn0 ;;
       strong) for n in 512 1024; do
           for g in $(gpus_upto 64); do one strong mhd "$n,$n,$n" $g "$mode"; done
         done ;;
-      *) echo "simulate.sh: case '$c' is invalid (allowed: weak, strong, quick)" >&2; exit 2 ;;
+      *) echo "simulate.sh: case '$c' is invalid (allowed: weak, weak-mhd, strong, quick, validate)" >&2; exit 2 ;;
     esac
   done
 done

@@ -35,41 +35,147 @@ void tess_simgrid_task_placeholder(void *buffers[], void *arg) {
 #define CPU_BYTES_PER_US     1.0e4 /* 10 GB/s */
 #define STAGE_BYTES_PER_CELL 100.0
 
+/* Derived models (TESS_SIM_MODELS=measured:FILE): coefficients a script derives from measured
+ * runs (sim/derive_models.py; docs/simulation.md), one per line, '#' comments:
+ *   task_us U        every task's fixed cost
+ *   move_gbps G      box moves (pack, unpack, fill, boundary): bytes read and written at G GB/s
+ *   cell_ns K NS     a stage task of kernel K: NS ns per cell it updates (chains: all stages')
+ *   outer_factor F   the outer classes (thin slabs along the cut faces): F x NS per cell
+ *   cpu_factor F     a task on a CPU core: F x its GPU time
+ * A task costs task_us plus its cells or bytes at those rates; not StarPU-calibrated. */
+#define MAX_KERNELS 16
+enum { MODELS_CALIBRATED, MODELS_SYNTHETIC, MODELS_MEASURED };
+static struct {
+  int loaded, kind;
+  char file[256];
+  double task_us, move_gbps, outer_factor, cpu_factor;
+  int nk;
+  struct {
+    char name[64];
+    double ns;
+  } k[MAX_KERNELS];
+} md;
+
+static void load_measured(const char *file) {
+  snprintf(md.file, sizeof md.file, "%s", file);
+  FILE *f = fopen(file, "r");
+  if (!f) {
+    fprintf(stderr, "tessera: TESS_SIM_MODELS=measured:%s: cannot open the file\n", file);
+    exit(2);
+  }
+  md.task_us = md.move_gbps = md.outer_factor = md.cpu_factor = -1;
+  char line[512], key[64], name[64];
+  double v;
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    n++;
+    char *c = strchr(line, '#');
+    if (c) *c = '\0';
+    if (sscanf(line, "%63s", key) != 1) continue;
+    int ok = 1;
+    if (!strcmp(key, "cell_ns")) {
+      ok = sscanf(line, "%*s %63s %lf", name, &v) == 2 && v >= 0 && md.nk < MAX_KERNELS;
+      if (ok) {
+        snprintf(md.k[md.nk].name, sizeof md.k[0].name, "%s", name);
+        md.k[md.nk++].ns = v;
+      }
+    } else {
+      double *dst = !strcmp(key, "task_us")        ? &md.task_us
+                    : !strcmp(key, "move_gbps")    ? &md.move_gbps
+                    : !strcmp(key, "outer_factor") ? &md.outer_factor
+                    : !strcmp(key, "cpu_factor")   ? &md.cpu_factor
+                                                   : NULL;
+      ok = dst && sscanf(line, "%*s %lf", &v) == 1 && v >= 0;
+      if (ok) *dst = v;
+    }
+    if (!ok) {
+      fprintf(stderr, "tessera: %s:%d: invalid line (see runtime/simulate.c)\n", file, n);
+      exit(2);
+    }
+  }
+  fclose(f);
+  if (md.task_us < 0 || md.move_gbps <= 0 || md.outer_factor < 0 || md.cpu_factor < 0 ||
+      md.nk == 0) {
+    fprintf(stderr,
+            "tessera: %s: needs task_us, move_gbps, outer_factor, cpu_factor and a cell_ns\n",
+            file);
+    exit(2);
+  }
+}
+
+static int models_kind(void) {
+  if (md.loaded) return md.kind;
+  const char *v = getenv("TESS_SIM_MODELS");
+  md.loaded = 1;
+  if (!v || !*v || !strcmp(v, "calibrated"))
+    md.kind = MODELS_CALIBRATED;
+  else if (!strcmp(v, "synthetic"))
+    md.kind = MODELS_SYNTHETIC;
+  else if (!strncmp(v, "measured:", 9) && v[9]) {
+    md.kind = MODELS_MEASURED;
+    load_measured(v + 9);
+  } else {
+    fprintf(stderr,
+            "tessera: TESS_SIM_MODELS='%s' is invalid (allowed: calibrated, synthetic, "
+            "measured:FILE)\n",
+            v);
+    exit(2);
+  }
+  return md.kind;
+}
+
 static int is_moves(const struct starpu_codelet *cl) {
   return cl == &tess_pack_cl || cl == &tess_unpack_cl || cl == &tess_fill_cl ||
          cl == &tess_boundary_cl;
 }
 
-static double synthetic_cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
-                             unsigned nimpl) {
+/* A stage task's per-cell cost in a derived model, by its model's symbol,
+ * tess_<kernel>_<index>_<class> (runtime/graph/tasks.c); *outer: an outer class. */
+static double stage_ns(const char *symbol, int *outer) {
+  const char *k = strncmp(symbol, "tess_", 5) ? symbol : symbol + 5;
+  const char *part = strrchr(k, '_');
+  const char *end = part;
+  while (end && end > k && end[-1] != '_')
+    end--;
+  size_t len = end && end > k ? (size_t)(end - 1 - k) : strlen(k);
+  *outer = part && !strcmp(part, "_outer");
+  for (int i = 0; i < md.nk; i++)
+    if (strlen(md.k[i].name) == len && !strncmp(md.k[i].name, k, len)) return md.k[i].ns;
+  fprintf(stderr, "tessera: %s has no cell_ns line for the stage model %s\n", md.file, symbol);
+  exit(2);
+}
+
+static double model_cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+                         unsigned nimpl) {
   const struct starpu_perfmodel *m = task->cl->model;
-  double bytes = 0;
+  const int measured = md.kind == MODELS_MEASURED;
+  const int gpu = arch->ndevices > 0 && arch->devices[0].type == STARPU_CUDA_WORKER;
+  double bytes = 0, us = measured ? md.task_us : LAUNCH_US;
   if (is_moves(task->cl)) {
     const tess_moves *l = task->cl_arg;
     for (int i = 0; i < l->n; i++)
       bytes += 2.0 * (double)tess_move_count(&l->m[i]) * (double)l->esize;
   } else if (m && m->size_base) {
-    bytes = STAGE_BYTES_PER_CELL * (double)m->size_base(task, nimpl);
+    const double cells = (double)m->size_base(task, nimpl);
+    if (!measured)
+      bytes = STAGE_BYTES_PER_CELL * cells;
+    else {
+      int outer;
+      const double ns = stage_ns(m->symbol, &outer);
+      us += 1e-3 * cells * ns * (outer ? md.outer_factor : 1.0);
+    }
   } else {
     for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); i++)
       bytes += (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
   }
-  const int gpu = arch->ndevices > 0 && arch->devices[0].type == STARPU_CUDA_WORKER;
-  return LAUNCH_US + bytes / (gpu ? GPU_BYTES_PER_US : CPU_BYTES_PER_US);
-}
-
-static int synthetic(void) {
-  const char *v = getenv("TESS_SIM_MODELS");
-  if (!v || !*v || !strcmp(v, "calibrated")) return 0;
-  if (!strcmp(v, "synthetic")) return 1;
-  fprintf(stderr, "tessera: TESS_SIM_MODELS='%s' is invalid (allowed: calibrated, synthetic)\n", v);
-  exit(2);
+  if (measured) return (us + bytes / (md.move_gbps * 1e3)) * (gpu ? 1.0 : md.cpu_factor);
+  return us + bytes / (gpu ? GPU_BYTES_PER_US : CPU_BYTES_PER_US);
 }
 
 void tess_simgrid_model(struct starpu_perfmodel *m) {
-  if (!synthetic()) return;
+  if (models_kind() == MODELS_CALIBRATED) return;
   m->type = STARPU_PER_ARCH;
-  m->arch_cost_function = synthetic_cost;
+  m->arch_cost_function = model_cost;
 }
 
 void tess_simgrid_setup(void) {
@@ -77,11 +183,17 @@ void tess_simgrid_setup(void) {
                                        &tess_boundary_cl};
   for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++)
     tess_simgrid_model(cl[i]->model);
-  if (synthetic() && starpu_mpi_world_rank() == 0)
+  if (starpu_mpi_world_rank() != 0) return;
+  if (md.kind == MODELS_SYNTHETIC)
     printf("simulate: TESS_SIM_MODELS=synthetic: task times are %.0f us plus their bytes at "
            "%.0f GB/s (GPU) or %.0f GB/s (CPU), not calibrated: the step times are no "
            "prediction\n",
            LAUNCH_US, GPU_BYTES_PER_US * 1e-3, CPU_BYTES_PER_US * 1e-3);
+  if (md.kind == MODELS_MEASURED)
+    printf("simulate: TESS_SIM_MODELS=measured:%s: task times %.1f us plus cells at per-cell "
+           "costs derived from measured runs (outer classes x%.2f), box moves at %.0f GB/s; "
+           "not StarPU-calibrated\n",
+           md.file, md.task_us, md.outer_factor, md.move_gbps);
 }
 #else
 typedef int tess_simulate_unused; /* ISO C: a translation unit is not empty */
