@@ -8,6 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 scripts/build.sh "$build"
+# The `simulation` tests run Tessera under SimGrid: they need StarPU's SimGrid flavour, built once
+# into the same cache (scripts/install-simgrid.sh, about 15 min on 2 cores) and reused after.
+# TESS_NO_SIMULATION=1 leaves it out (those tests then skip).
+case ${TESS_NO_SIMULATION:-} in "" | 0) scripts/install-simgrid.sh > /dev/null ;; esac
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" "$@")
 
 case ${TESS_NO_SANITIZE:-} in "" | 0) ;; *) exit 0 ;; esac
