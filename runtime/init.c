@@ -336,17 +336,6 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
    * own warnings (uncalibrated models, FxT) are noise for users unless they debug. */
   TESS_CALL(setup_trace(opts->trace_dir));
   setenv("STARPU_FXT_TRACE", "0", 0);
-  /* With GPUs, dmdas (data-aware, priority-sorted, model-based) respects the pack > outer >
-   * inner priorities and the per-tile worker masks; lws bounces masked tasks between workers:
-   * 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. A rank of CPU workers alone has no masks,
-   * and there lws's local queues beat dmdas's model upkeep (heat 128^3 on 16 cores 0.69 against
-   * 1.10 ms a step, docs/halo-path.md). */
-#ifdef TESS_HAVE_CUDA
-  const int cpu_only = opts->device == TESS_DEVICE_CPU || opts->ncuda == 0;
-#else
-  const int cpu_only = 1;
-#endif
-  setenv("STARPU_SCHED", cpu_only ? "lws" : "dmdas", 0);
   if (!tess_log_enabled(TESS_LOG_DEBUG)) setenv("STARPU_SILENT", "1", 0);
 
   /* The authoritative node-local rank; warns when a node's ranks are not contiguous. */
@@ -365,9 +354,16 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   conf.ncuda = 0;
 #endif
   conf.nopencl = 0;
-  /* dmdas measures a task kind until its model is calibrated; lws asks no model, so StarPU would
-   * keep no history, which the program's cost model reads (program.c): measure every task
-   * (STARPU_CALIBRATE overrides). */
+  /* With GPUs (simulated ones too), dmdas (data-aware, priority-sorted, model-based) respects
+   * the pack > outer > inner priorities and the per-tile worker masks; lws bounces masked tasks
+   * between workers: 8.2 ms vs 2.2 ms per 256^3 heat step on an H100. A rank of CPU workers
+   * alone has no masks, and there lws's local queues beat dmdas's model upkeep (heat 128^3 on 16
+   * cores 0.69 against 1.10 ms a step, docs/halo-path.md). dmdas measures a task kind until its
+   * model is calibrated; lws asks no model, so StarPU would keep no history, which the
+   * program's cost model reads (program.c): there every task is measured (STARPU_CALIBRATE
+   * overrides). */
+  const int cpu_only = conf.ncuda == 0;
+  setenv("STARPU_SCHED", cpu_only ? "lws" : "dmdas", 0);
   if (cpu_only) conf.calibrate = 1;
 #ifdef TESS_SIMGRID
   tess_simgrid_setup();
