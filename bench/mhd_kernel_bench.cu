@@ -488,16 +488,31 @@ template <class T> static void sanitize_cases() {
 static int g_profile_kind = G::KIND_AUTO;
 static int g_wrap = 0; /* --wrap: timed and profiled launches read the ghosts' periodic images */
 static bool g_auto_only = false; /* --auto-only: time the production kernel only */
+/* A timed or profiled case at n^3: the tile, spacing and parameters, and the device's two
+ * buffers filled with random values (the same seeds for every case). */
+template <class T> struct timed_case {
+  tile t;
+  double h[3];
+  tess_mhd_params p;
+  T *in, *out;
+  explicit timed_case(int n) : t(make_tile(n, n, n)), p(TESS_MHD_PARAMS_DEFAULT) {
+    h[0] = h[1] = h[2] = 2.0 * M_PI / 128.0;
+    p.dt = 0x1p-23;
+    g_dev.ensure(t.elems * sizeof(T));
+    in = (T *)g_dev.in;
+    out = (T *)g_dev.out;
+    fill_random_kernel<<<1024, 256>>>(in, t.elems, 7);
+    fill_random_kernel<<<1024, 256>>>(out, t.elems, 8);
+    CHECK(cudaDeviceSynchronize());
+  }
+};
+
 template <class T> static void profile_case(int n) {
-  const tile t = make_tile(n, n, n);
-  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
-  tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
-  p.dt = 0x1p-23;
-  g_dev.ensure(t.elems * sizeof(T));
-  T *cur = (T *)g_dev.in, *prev = (T *)g_dev.out;
-  fill_random_kernel<<<1024, 256>>>(cur, t.elems, 7);
-  fill_random_kernel<<<1024, 256>>>(prev, t.elems, 8);
-  CHECK(cudaDeviceSynchronize());
+  timed_case<T> c(n);
+  const tile &t = c.t;
+  const double *h = c.h;
+  tess_mhd_params &p = c.p;
+  T *cur = c.in, *prev = c.out;
   for (int s = 0; s < 3; s++)
     for (int k = 0; k < 3; k++) {
       p.substep = k;

@@ -48,15 +48,11 @@ struct timing_row {
 static std::vector<timing_row> g_rows;
 
 template <class T> static void time_size(int n, double bw, int reps, bool thin) {
-  const tile t = make_tile(n, n, n);
-  const double hh = 2.0 * M_PI / 128.0, h[3] = {hh, hh, hh};
-  tess_mhd_params p = TESS_MHD_PARAMS_DEFAULT;
-  p.dt = 0x1p-23;
-  g_dev.ensure(t.elems * sizeof(T));
-  T *din = (T *)g_dev.in, *dout = (T *)g_dev.out;
-  fill_random_kernel<<<1024, 256>>>(din, t.elems, 7);
-  fill_random_kernel<<<1024, 256>>>(dout, t.elems, 8);
-  CHECK(cudaDeviceSynchronize());
+  timed_case<T> c(n);
+  const tile &t = c.t;
+  const double *h = c.h;
+  tess_mhd_params &p = c.p;
+  T *din = c.in, *dout = c.out;
   const double bpc = prec<T>::bytes_per_cell;
   const double cells = (double)n * n * n, floor_ms = bpc * cells / (bw * 1e9) * 1e3;
   std::vector<variant> vs = {G::KIND_AUTO, G::KIND_TILED_WHOLE, G::KIND_TILED16, G::KIND_GENERIC};
