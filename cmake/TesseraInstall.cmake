@@ -26,6 +26,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/codelets/common/region.h ${PROJECT_SOURCE_DI
 install(FILES ${PROJECT_SOURCE_DIR}/codelets/stencil/stencil.h ${PROJECT_SOURCE_DIR}/codelets/stencil/cpu.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda.cuh
               ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_staged.cuh ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_window.cuh
+              ${PROJECT_SOURCE_DIR}/codelets/stencil/cuda_walls.cuh
               ${PROJECT_SOURCE_DIR}/codelets/stencil/cell.h
               ${PROJECT_SOURCE_DIR}/codelets/stencil/passes.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/stencil)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # boundaries_gpu.sh BUILD_DIR — walled runs of every app with physical faces on the GPU give the
-# same bits as on the CPU (the fills share bcfill.h's formula, rounded op by op): heat (2nd and
+# same bits as on the CPU (the fills share tessera_bc.h's formula, rounded op by op): heat (2nd and
 # 6th order, double and single), Cahn-Hilliard (fused, no-flux), MHD (slip walls), Maxwell (PEC
 # cavity), hdiff (a limited-area patch: temporaries recomputed from in's ghost fills; double,
 # single, buffered), each on one GPU tile and on 2 tiles (boundary tasks when tiles are
@@ -37,6 +37,16 @@ for t in 1 2; do
   # every face physical, a kind per face: faces, edges and corners, each filled in one launch
   pair heat6-box-single-t$t "$heat" --grid 40,36,32 --periodic none --order 6 --precision single \
     --set 'boundary.u=x-:dirichlet(0.5),x+:neumann(-2),y-:outflow,y+:symmetric,z-:antisymmetric,z+:dirichlet(-1)' \
+    --steps 20 --tiles $t
+  # every face physical on a lone tile (t1): the heat kernels fill the ghosts as their z-march
+  # stages its planes (several blocks along x and y, partial ones, several z chunks), or in a
+  # launch of their own where they run cell by cell (a tile thinner than 16 cells, a flat grid)
+  bw='boundary.u=x-:dirichlet(0.5),x+:neumann(-2),y-:outflow,y+:symmetric,z-:antisymmetric,z+:dirichlet(-1)'
+  pair heat2-box-t$t "$heat" --grid 300,20,24 --periodic none --set "$bw" --steps 20 --tiles $t
+  pair heat6-box-t$t "$heat" --grid 40,36,32 --periodic none --order 6 --set "$bw" --steps 20 --tiles $t
+  pair heat2-box-tall-t$t "$heat" --grid 64,16,300 --periodic none --set "$bw" --steps 10 --tiles $t
+  pair heat6-box-thin-t$t "$heat" --grid 12,40,32 --periodic none --order 6 --set "$bw" --steps 20 --tiles $t
+  pair heat2-flat-t$t "$heat" --grid 64,48,1 --periodic none --set 'boundary.u=x:dirichlet(0.5),y:outflow' \
     --steps 20 --tiles $t
   pair hdiff-t$t "$hd" --grid 96,64,16 "${dw[@]}" --init random --steps 20 --tiles $t
   pair hdiff-single-t$t "$hd" --grid 96,64,16 "${dw[@]}" --init random --steps 20 --tiles $t --precision single

@@ -1,5 +1,5 @@
-/* test_bcfill — the order of accuracy of each ghost formula (runtime/graph/bcfill.h), depth by
- * depth, on a smooth function with no symmetry about the face: the error of ghost k against the
+/* test_bcfill — the order of accuracy of each ghost formula (runtime/include/tessera_bc.h), depth
+ * by depth, on a smooth function with no symmetry about the face: the error of ghost k against the
  * function at the ghost's centre, at h and h/2, falls at the order docs/boundaries.md states
  * (dirichlet 2, neumann 3, outflow 2), for k = 1..3 (stencil radius 3); and the mirrors are
  * exact on fields of their parity (symmetric on an even one, antisymmetric and dirichlet(0) on
@@ -7,7 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bcfill.h"
+#include "tessera.h" /* tess_bc_kind_name */
+#include "tessera_bc.h"
 
 static double f(double x) { return exp(0.7 * x) + sin(2.0 * x + 0.3); }
 static double df(double x) { return 0.7 * exp(0.7 * x) + 2.0 * cos(2.0 * x + 0.3); }

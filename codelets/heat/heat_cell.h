@@ -35,6 +35,9 @@ TESS_HD void TESS_FN(heat6_cell)(const tess_cell *c) { TESS_FN(heat_cell)(c, 3);
 /* staged z-marches in 3D: a lone tile reads its periodic images (stencil/cpu.h) */
 #define TESS_STENCIL_WRAP_heat2 ~, TESS_WRAP_CUDA
 #define TESS_STENCIL_WRAP_heat6 ~, TESS_WRAP_CUDA
+/* and a lone walled tile's ghosts filled as the z-march stages its planes (stencil/cpu.h) */
+#define TESS_STENCIL_FILL_heat2 ~, TESS_FILLS_CUDA
+#define TESS_STENCIL_FILL_heat6 ~, TESS_FILLS_CUDA
 TESS_STENCIL(heat2, TESS_SHAPE_STAR, 1, TESS_FN(heat2_cell), tess_heat2_consts, .nin_min = 1,
              .nin_max = 1, .nout = 1)
 TESS_STENCIL(heat6, TESS_SHAPE_STAR, 3, TESS_FN(heat6_cell), tess_heat6_consts, .nin_min = 1,

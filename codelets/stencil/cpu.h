@@ -90,6 +90,7 @@
       .cpu_f32 = tess_##nm##_cpu_f32,                                                              \
       .cuda_f32 = TESS_STENCIL_CUDA_FN(tess_##nm##_cuda_f32),                                      \
       .wraps = TESS_STENCIL_WRAPS(nm),                                                             \
+      .fills = TESS_STENCIL_FILLS(nm),                                                             \
   };
 
 /* A lone tile's periodic halos (tess_kernel.wraps): every CUDA path of the layer can read them at
@@ -98,7 +99,14 @@
  * composed 512^3 2.73 vs 2.18; the staged CH fused 0.943 vs 1.025, heat 0.868 vs 0.935). So a
  * kernel whose 3D launch is staged opts in with `#define TESS_STENCIL_WRAP_<name> ~,
  * TESS_WRAP_CUDA` before its TESS_STENCIL line; any other wraps nowhere (the runtime copies). */
-#define TESS_STENCIL_WRAPS(nm)          TESS_STENCIL_SECOND(TESS_STENCIL_WRAP_##nm, 0u, ~)
+#define TESS_STENCIL_WRAPS(nm) TESS_STENCIL_SECOND(TESS_STENCIL_WRAP_##nm, 0u, ~)
+/* A lone walled tile's ghost fills (tess_kernel.fills): every CUDA path of the layer honours
+ * tess_region.walls, but only the one-level staged z-march (zk) fills them as its blocks stage
+ * their planes, at no launch of its own (heat 256^3 on an H100: a separate fill launch cost about
+ * 10 us a step, 8% of it); the others launch the same fill first, as the runtime would. A kernel
+ * opts in with `#define TESS_STENCIL_FILL_<name> ~, TESS_FILLS_CUDA` before its TESS_STENCIL line.
+ */
+#define TESS_STENCIL_FILLS(nm)          TESS_STENCIL_SECOND(TESS_STENCIL_FILL_##nm, 0u, ~)
 #define TESS_STENCIL_SECOND(...)        TESS_STENCIL_SECOND_(__VA_ARGS__)
 #define TESS_STENCIL_SECOND_(a, b, ...) b
 

@@ -114,13 +114,28 @@ __global__ void __launch_bounds__(ZX *ZY)
   }
 }
 
+/* Walls (tess_region.walls) for the paths that do not fill them as they stage their planes:
+ * one launch over every wall's ghost cells before the kernel's, on the same stream. */
+template <typename T>
+__global__ void tess_stencil_walls(const __grid_constant__ tess_stencil_plan p) {
+  const int lo[3] = {0, 0, 0};
+  tess_walls_fill<T>(p, lo, p.dim, 7u, blockIdx.x * blockDim.x + threadIdx.x,
+                     gridDim.x * blockDim.x);
+}
+
 void tess_stencil_check_launch(void) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
 }
 
+template <typename T> void tess_stencil_walls_first(const tess_stencil_plan *p, void *stream) {
+  tess_stencil_walls<T><<<256, 256, 0, (cudaStream_t)stream>>>(*p);
+  tess_stencil_check_launch();
+}
+
 template <typename Op, bool WR>
 void tess_stencil_launch_cells(const tess_stencil_plan *p, void *stream) {
+  if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
   const int n0 = p->n[0];
   const unsigned bx = tess_row_block_x(n0), by = 128u / bx;
   const unsigned gy = (unsigned)((p->n[1] + (int)by - 1) / (int)by);
@@ -194,11 +209,11 @@ void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, 
   tess_stencil_check_launch();
 }
 
-template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
+template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR, bool WL>
 void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
   typedef tess_flat<typename Op::T, BX, BY * K, R, BX * BY> G;
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
-  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR>, p,
+  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL>, p,
                                             bytes, 2 * R, stream);
 }
 
@@ -229,9 +244,15 @@ void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
 template <typename Op, int R, bool WR>
 void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
   typedef tess_zk_shape<typename Op::T, R == 1> Z;
-  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1))
-    tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR>(p, stream);
-  else
+  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
+    /* walls staged with the planes where no thread's own cells are ghosts (cuda_walls.cuh) */
+    if (!WR && p->nwall && p->n[1] % (Z::BY * Z::K) == 0)
+      tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, false, true>(p, stream);
+    else {
+      if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
+      tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR, false>(p, stream);
+    }
+  } else
     tess_stencil_launch_cells<Op, WR>(p, stream);
 }
 
@@ -241,10 +262,11 @@ template <typename Op, int R, bool WR>
 void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
   typedef typename Op::T T;
   if (!(p->active[0] && p->active[1] && p->active[2])) {
-    tess_stencil_launch_cells<Op, WR>(p, stream);
+    tess_stencil_launch_cells<Op, WR>(p, stream); /* fills the walls */
     return;
   }
-  if constexpr (R == 2) /* the staged form's reach */
+  if (p->nwall) tess_stencil_walls_first<T>(p, stream); /* two-level paths stage no walls */
+  if constexpr (R == 2)                                 /* the staged form's reach */
     if (p->nin <= 2 && p->nout == 1 && tess_stencil_staged(p, 1)) {
       if (sizeof(T) < 8 && tess_stencil_paired<T>(p)) {
         typedef tess_zp2_shape<T> Z;

@@ -5,6 +5,7 @@
 #ifndef TESS_STENCIL_CUDA_STAGED_CUH
 #define TESS_STENCIL_CUDA_STAGED_CUH
 
+#include "stencil/cuda_walls.cuh"
 #include "stencil/cuda_window.cuh"
 
 namespace {
@@ -19,7 +20,7 @@ namespace {
  * flight per SM, a thinner ring), and a cell costs 1 + 2R + 2R / K shared loads, not 4R + 1. One
  * barrier per plane; the loop is unrolled by U planes so that no slot or queue index is computed
  * at run time. */
-template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR>
+template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zk(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
@@ -41,6 +42,22 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   G st(p, x0 - R, y0, z0 - R, tid);          /* plane z0 - R first */
   const int own = (ty * K + R) * W + tx + R; /* cell k of the thread: own + k W */
   const int nj = z1 - z0 + 2 * R;
+  /* WL, walls (cuda_walls.cuh): the ghost planes along z written to memory by the block before
+   * it copies them (blocks that share a ghost write the same bits, each its own before reading
+   * it); x and y ghosts written into each plane's window when it lands */
+  __shared__ tess_slot_walls sw;
+  if constexpr (WL) {
+    const int lo[3] = {p.lo[0] + x0 - R, p.lo[1] + y0 - R, p.lo[2] + z0 - R};
+    const int hi[3] = {p.lo[0] + min(x0 + BX, p.n[0]) + R, p.lo[1] + min(y0 + BY * K, p.n[1]) + R,
+                       p.lo[2] + z1 + R};
+    tess_walls_fill<T>(p, lo, hi, 4u, tid, NT);
+    if (tid == 0) tess_slot_walls_make(p, lo[0], lo[1], W, G::H, R, sw);
+    __syncthreads();
+  }
+  /* a thread's share of every plane's x and y ghosts (two faces of R columns of BY K + 2R rows,
+   * and at a y face R rows of BX cells: at most 2 cells a thread for the zk shapes) */
+  constexpr int PW = WL ? (2 * R * (BY * K + 2 * R) + 2 * R * BX + NT - 1) / NT : 1;
+  const tess_slot_patch<PW> patch(sw, W, tid, NT, WL);
 #pragma unroll
   for (int d = 0; d < D; d++) {
     st.copy(p, win[d], d < nj, sz);
@@ -95,6 +112,8 @@ __global__ void __launch_bounds__(BX *BY, MINB)
             }
         }
         if (j >= 2 * R) out += sz, in += sz;
+        /* the walls' x and y ghosts of plane j, read from the next barrier on */
+        if constexpr (WL) patch.apply(win[u % S], sw);
       }
     }
   }

@@ -59,6 +59,9 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
     p->ghost[a] = r->ghost[a];
   }
   p->wrap = r->wrap != 0;
+  p->nwall = r->nwalls;
+  for (int i = 0; i < r->nwalls; i++)
+    p->wall[i] = r->wall[i];
   /* [Z][Y][nc][X]: x stride 1, y stride X nc, z stride X Y nc, per field */
   const long long X = r->dim[0], Y = r->dim[1];
   for (int f = 0; f < TESS_MAX_IO; f++) {

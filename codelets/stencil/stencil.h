@@ -75,8 +75,10 @@ typedef struct {
   const void *in[TESS_MAX_IO];                         /* double or float elements, by prec */
   void *out[TESS_MAX_IO];
   tess_precision prec;
-  int dim[3], ghost[3];        /* padded tile extent and ghost widths (periodic wrap) */
-  int wrap;                    /* tess_region.wrap: read beyond the owned box at its image */
+  int dim[3], ghost[3]; /* padded tile extent and ghost widths (periodic wrap) */
+  int wrap;             /* tess_region.wrap: read beyond the owned box at its image */
+  int nwall;            /* tess_region.walls: faces of input 0 to fill first (cuda.cuh) */
+  tess_wall wall[TESS_MAX_WALLS];
   double k[TESS_STENCIL_MAXK]; /* the host function's constants */
   float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
   long long origin[3];         /* global index of padded cell (0, 0, 0) (tess_region.origin) */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bcfill.h"
+#include "tessera_bc.h"
 #include "error.h"
 #include "pack.h"
 #include "sim.h"
@@ -377,7 +377,7 @@ int tess_boundary_moves(const tess_sim_t sim, const tess_op *op, int k, const te
   return f->nc;
 }
 
-/* ---- the CPU fill (the CUDA one: boundary_cuda.cu; both use bcfill.h's formula) -------------- */
+/* ---- the CPU fill (the CUDA one: boundary_cuda.cu; both use tessera_bc.h's formula) ---------- */
 
 /* The face value of the ghost at padded cell p (function kind: the user's function at the face
  * point of p's row along the normal; periodic tangential axes at their image). */

@@ -1,6 +1,6 @@
 /* boundary_cuda.cu — ghost fills at physical faces on the GPU (boundary.c has the CPU fill and
  * the story): a batch of fill moves in one launch, one thread per ghost cell, the formula of
- * bcfill.h. A tile's fills are many small boxes (faces, edges and corners of every field and
+ * tessera_bc.h. A tile's fills are many small boxes (faces, edges and corners of every field and
  * component: 26 directions x 8 components per MHD stage), so a launch per box would cost more
  * than the cells; the caller (pack_cuda.cu) batches the fills that do not read each other.
  *
@@ -9,7 +9,7 @@
  * face, so a flat grid of threads over each box is enough. */
 #include <limits.h>
 
-#include "bcfill.h"
+#include "tessera_bc.h"
 #include "pack.h"
 #include "tessera_kernel.h"
 

@@ -104,6 +104,45 @@ static void stage_cpu(void *buffers[], void *cl_arg) {
 }
 
 #ifdef TESS_HAVE_CUDA
+/* A kernel that fills walls itself (tess_kernel.fills) takes a block's moves when they are only
+ * face fills of its input 0, one component, one per face (a lone walled tile's): r->walls then
+ * lists them and the fill launch before the kernel is saved (heat 256^3 on one GPU: about 10 us
+ * a step, most of it the x faces, one 32-byte sector per ghost cell, which the kernel's own plane
+ * loads read anyway). Anything else (copies, edges, corners, functions, other fields) keeps the
+ * moves, and r->nwalls is 0. */
+static int take_walls(tess_region *r, const tess_moves *m) {
+  r->nwalls = 0;
+  if (r->nin < 1 || r->in_nc[0] != 1 || m->n > TESS_MAX_WALLS) return 0;
+  unsigned seen = 0;
+  tess_wall w[TESS_MAX_WALLS];
+  for (int i = 0; i < m->n; i++) {
+    const tess_move *v = &m->m[i];
+    const tess_bcfill *bc = &v->bc;
+    if (!bc->kind || bc->kind == TESS_BC_FUNCTION || v->nc != 1 || bc->comp != 0 ||
+        v->dst.ptr != (const void *)r->in[0] || v->src.ptr != v->dst.ptr)
+      return 0;
+    const int a = bc->axis, g = r->ghost[a], n = r->dim[a] - 2 * g, depth = v->ext[a];
+    const unsigned bit = 1u << (2 * a + (bc->side > 0));
+    if (seen & bit || bc->face != (bc->side < 0 ? g : g + n - 1) || depth < 1 ||
+        v->dst.lo[a] != (bc->side < 0 ? g - depth : g + n))
+      return 0;
+    for (int t = 0; t < 3; t++)
+      if (t != a && (v->dst.lo[t] != r->ghost[t] || v->ext[t] != r->dim[t] - 2 * r->ghost[t]))
+        return 0;
+    seen |= bit;
+    w[i] = (tess_wall){.kind = bc->kind,
+                       .axis = a,
+                       .side = bc->side,
+                       .face = bc->face,
+                       .depth = depth,
+                       .value = bc->value};
+  }
+  for (int i = 0; i < m->n; i++)
+    r->wall[i] = w[i];
+  r->nwalls = m->n;
+  return 1;
+}
+
 static void stage_cuda(void *buffers[], void *cl_arg) {
   stage_arg *a = stage_check(cl_arg);
   cudaStream_t s = starpu_cuda_get_local_stream();
@@ -113,7 +152,9 @@ static void stage_cuda(void *buffers[], void *cl_arg) {
     void *buf[TESS_MOVES_MAXBUF];
     const tess_moves *moves = block_prepare(b, buffers, &unpack, buf);
     if (unpack) tess_moves_cuda(unpack, buf, s);
-    if (moves) tess_moves_cuda(moves, NULL, s);
+    b->r.nwalls = 0;
+    if (moves && !(!unpack && (b->kernel->fills & TESS_FILLS_CUDA) && take_walls(&b->r, moves)))
+      tess_moves_cuda(moves, NULL, s);
     const tess_cuda_fn fn = b->r.prec == TESS_FP32 ? b->kernel->cuda_f32 : b->kernel->cuda;
     for (int i = 0; i < b->nbox; i++) {
       set_box(&b->r, &b->box[i]);

@@ -207,15 +207,7 @@ tess_err tess_sim_add_swap(tess_sim_t sim, int field_a, int field_b);
  *   outflow         linear extrapolation:            g_k = u_0 + k (u_0 - u_1)
  *   function        Dirichlet with the value fn(face point, component, time) (C API, CPU tiles)
  */
-#define TESS_BC_LIST(X)                                                                            \
-  X(TESS_BC_NONE, "none")                                                                          \
-  X(TESS_BC_DIRICHLET, "dirichlet")                                                                \
-  X(TESS_BC_NEUMANN, "neumann")                                                                    \
-  X(TESS_BC_SYMMETRIC, "symmetric")                                                                \
-  X(TESS_BC_ANTISYMMETRIC, "antisymmetric")                                                        \
-  X(TESS_BC_OUTFLOW, "outflow")                                                                    \
-  X(TESS_BC_FUNCTION, "function")
-typedef enum { TESS_BC_LIST(TESS_X_ENUM) TESS_BC_COUNT } tess_bc_kind;
+/* (TESS_BC_LIST and tess_bc_kind are in tessera_kernel.h: kernels that fill walls see them.) */
 const char *tess_bc_kind_name(tess_bc_kind k);
 /* Faces 0..5: x-, x+, y-, y+, z-, z+ (face = 2 axis + (high side)). */
 const char *tess_face_name(int face);

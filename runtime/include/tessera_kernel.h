@@ -45,6 +45,26 @@ typedef enum { TESS_SHAPE_LIST(TESS_X_SHAPE_ENUM) TESS_SHAPE_COUNT } tess_shape;
   X(TESS_FP32, "single")
 typedef enum { TESS_PRECISION_LIST(TESS_X_SHAPE_ENUM) TESS_PRECISION_COUNT } tess_precision;
 
+/* Boundary kinds of a physical face (tessera.h says what each means; tessera_bc.h computes). */
+#define TESS_BC_LIST(X)                                                                            \
+  X(TESS_BC_NONE, "none")                                                                          \
+  X(TESS_BC_DIRICHLET, "dirichlet")                                                                \
+  X(TESS_BC_NEUMANN, "neumann")                                                                    \
+  X(TESS_BC_SYMMETRIC, "symmetric")                                                                \
+  X(TESS_BC_ANTISYMMETRIC, "antisymmetric")                                                        \
+  X(TESS_BC_OUTFLOW, "outflow")                                                                    \
+  X(TESS_BC_FUNCTION, "function")
+typedef enum { TESS_BC_LIST(TESS_X_SHAPE_ENUM) TESS_BC_COUNT } tess_bc_kind;
+
+/* A physical face of a tile whose ghosts a kernel fills (tess_region.walls): ghost cells at
+ * padded coordinate face + side k along `axis` (k = 1 .. depth), over the owned cells of the other
+ * two axes; the boundary kind (tess_bc_kind) and its value as the runtime's fill takes them. */
+#define TESS_MAX_WALLS 6
+typedef struct {
+  int kind, axis, side, face, depth;
+  double value;
+} tess_wall;
+
 /* The argument every kernel receives. Host memory; CUDA launchers pass what they need by
  * value. Array pointers live on the memory node the task runs on (host or device). */
 typedef struct tess_region {
@@ -82,6 +102,14 @@ typedef struct tess_region {
    * or keep its own state there (the MHD CUDA kernel does both for a large lone tile,
    * codelets/mhd/mhd_cuda_fill.cuh). */
   int wrap;
+  /* nwalls > 0 (only for a kernel whose record sets TESS_FILLS_CUDA, on a GPU): the ghost cells
+   * of input 0 (one component) at these physical faces are NOT current, and the kernel fills
+   * them before it reads them, each with tessera_bc.h's formula (ghost k = side (c - face) of
+   * the face's cells, from u_j at face - side j along the normal), into the input's ghost layer,
+   * so that the layer ends as the runtime's fill would leave it. Only faces: a tile whose fills
+   * reach edges or corners, or read another fill's ghosts, never gets walls. */
+  int nwalls;
+  tess_wall wall[TESS_MAX_WALLS];
 } tess_region;
 
 /* The periodic helpers below are for host code and CUDA kernels alike. */
@@ -155,11 +183,14 @@ typedef struct {
   unsigned images; /* TESS_IMAGES_CPU | TESS_IMAGES_CUDA: honours tess_region.images there */
   unsigned wraps;  /* TESS_WRAP_CPU | TESS_WRAP_CUDA: honours tess_region.wrap there (preferred
                       to images: nothing extra is stored; on GPUs asked for on 3D grids only) */
+  unsigned fills;  /* TESS_FILLS_CUDA: honours tess_region.walls on a GPU (a lone walled tile's
+                      fill then costs no launch of its own) */
 } tess_kernel;
 #define TESS_IMAGES_CPU  1u
 #define TESS_IMAGES_CUDA 2u
 #define TESS_WRAP_CPU    TESS_IMAGES_CPU
 #define TESS_WRAP_CUDA   TESS_IMAGES_CUDA
+#define TESS_FILLS_CUDA  TESS_IMAGES_CUDA
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/* bcfill.h — the ghost value of each boundary kind, written once for the CPU fill (boundary.c)
- * and the CUDA one (boundary_cuda.cu), so both give the same bits.
+/* tessera_bc.h — the ghost value of each boundary kind, written once for every fill: the
+ * runtime's CPU and CUDA fills (runtime/graph/boundary.c, boundary_cuda.cu) and the kernels that
+ * fill a tile's walls themselves (tess_region.walls, tessera_kernel.h), so all give the same bits.
  *
  * Cell-centred grid, face half a cell outside u_0: ghost k (k = 1, 2, ...) sits (k - 1/2) h
  * outside the face, u_j (j + 1/2) h inside. v: the face value (dirichlet, function) or h times
@@ -7,10 +8,10 @@
  * multiply-add on the GPU: __dadd_rn, __dmul_rn), so CPU and GPU agree bitwise; single
  * precision fields are computed in double and rounded once.
  */
-#ifndef TESS_BCFILL_H
-#define TESS_BCFILL_H
+#ifndef TESSERA_BC_H
+#define TESSERA_BC_H
 
-#include "tessera.h"
+#include "tessera_kernel.h"
 
 #if defined(__CUDACC__)
 #define TESS_BC_HD __host__ __device__
