@@ -174,7 +174,7 @@ static double copy_bw(size_t bytes) {
 #define ZK(op, R, K, BX, BY, ZC, MB, D)                                                            \
   {                                                                                                \
     "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                            \
-        tess_stencil_launch_zk<op, R, K, BX, BY, ZC, MB, D, false>                                 \
+        tess_stencil_launch_zk<op, R, K, BX, BY, ZC, MB, D, false, false>                          \
   }
 #define ZK2(op, K, BX, BY, ZC, MB, D)                                                              \
   {                                                                                                \

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   }
   /* a thread's share of every plane's x and y ghosts (two faces of R columns of BY K + 2R rows,
    * and at a y face R rows of BX cells: at most 2 cells a thread for the zk shapes) */
-  constexpr int PW = WL ? (2 * R * (BY * K + 2 * R) + 2 * R * BX + NT - 1) / NT : 1;
+  constexpr int PW = WL && R > 0 ? (2 * R * (BY * K + 2 * R) + 2 * R * BX + NT - 1) / NT : 1;
   const tess_slot_patch<PW> patch(sw, W, tid, NT, WL);
 #pragma unroll
   for (int d = 0; d < D; d++) {

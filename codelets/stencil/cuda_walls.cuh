@@ -74,8 +74,8 @@ __device__ __forceinline__ void tess_walls_fill(const tess_stencil_plan &p, cons
 #pragma unroll
       for (int f = 0; f < F; f++) {
         const int j = min(j0 + f * nt, cells - 1), r = j / e[0]; /* past the end: a repeat */
-        v[f] = tess_wall_cell<T>(p, w, b[0] + (j - r * e[0]), b[1] + r % e[1], b[2] + r / e[1],
-                                 at[f]);
+        v[f] =
+            tess_wall_cell<T>(p, w, b[0] + (j - r * e[0]), b[1] + r % e[1], b[2] + r / e[1], at[f]);
       }
 #pragma unroll
       for (int f = 0; f < F; f++)
@@ -116,8 +116,9 @@ __device__ __forceinline__ void tess_slot_walls_make(const tess_stencil_plan &p,
     const int x0 = max(l[0], bx), x1 = min(h[0], xe), y0 = max(l[1], by), y1 = min(h[1], ye);
     if (x0 >= x1 || y0 >= y1) continue;
     tess_slot_seg &g = sw.s[sw.n++];
-    g = tess_slot_seg{sw.total, x0 - bx,      y0 - by, x1 - x0, w.axis,
-                      w.side,   w.face - (w.axis ? by : bx), w.kind, w.depth, w.value};
+    g = tess_slot_seg{
+        sw.total, x0 - bx, y0 - by, x1 - x0, w.axis, w.side, w.face - (w.axis ? by : bx),
+        w.kind,   w.depth, w.value};
     sw.total += (x1 - x0) * (y1 - y0);
   }
 }
