@@ -218,7 +218,6 @@ static int fold_malloc(unsigned node, void **a, size_t dim, int flags) {
   const size_t n = (dim + 4095) & ~(size_t)4095;
   if (dim >= FOLD_MIN && !fold.tried) {
     fold.tried = 1;
-    sg_cfg_set_string("smpi/shared-malloc", "local"); /* nothing else here uses it */
     fold.base = SMPI_SHARED_MALLOC(FOLD_SPAN);
   }
   if (dim >= FOLD_MIN && fold.base) {
@@ -275,7 +274,18 @@ void sg_actor_ref(const_sg_actor_t actor) {
   simgrid_ref(actor);
 }
 
+/* 3. Whole-grid arrays. An app's rank 0 may allocate arrays of the whole grid (the MHD app's
+ *    diagnostics gather), which no simulated run fills: past a few hundred GPUs one is larger
+ *    than the machine, and SMPI's malloc aborts. The allocations of GRID_SHARED bytes or more
+ *    (smpicc routes malloc through SMPI) are SMPI-shared the same way: address space, no memory.
+ *    Nothing of that size holds a value a simulated run reads. */
+#define GRID_SHARED ((double)(1u << 30))
+
 void tess_simgrid_setup(void) {
+  /* "local" shared malloc: one sparse file mapped once per allocation (the span above, the
+   * arrays of 3.); nothing else in this program uses SMPI's shared malloc */
+  sg_cfg_set_string("smpi/shared-malloc", "local");
+  sg_cfg_set_double("smpi/auto-shared-malloc-thresh", GRID_SHARED);
   starpu_malloc_set_hooks(fold_malloc, fold_free);
   const struct starpu_codelet *cl[] = {&tess_pack_cl, &tess_unpack_cl, &tess_fill_cl,
                                        &tess_boundary_cl};
