@@ -118,19 +118,23 @@ one() {
     "$prefix/bin/starpu_smpirun" -platform "cluster-$r.xml" -hostfile "hostfile-$r" -np "$r" \
     "$bin" --device cuda --grid "$grid" --mode "$mode" --every 0 --warmup "$warmup" \
     --steps "$steps" $args) > "$log" 2>&1 &
-  local pid=$! rss killed=""
+  local pid=$! rss peak=0 killed=""
   while kill -0 "$pid" 2> /dev/null; do
     rss=$(ps -o rss= -s "$pid" 2> /dev/null | awk '{s += $1} END {print s + 0}')
+    [ "$rss" -gt "$peak" ] && peak=$rss
     if [ "$rss" -gt $((maxrss * 1024)) ]; then
       killed=1
-      kill -KILL -- -"$pid" 2> /dev/null
+      pkill -KILL -s "$pid" 2> /dev/null # the session: timeout runs its command in a group of its own
     fi
     sleep 1
   done
   wait "$pid"
   local rc=$? wall=$((SECONDS - t0)) med eff="" mem
   [ -n "$killed" ] && rc=137 && echo "simulate.sh: killed past $maxrss MB resident" >> "$log"
-  mem=$(awk '/max RSS/ {printf "%.0f", $(NF-1) / 1024}' "$log.time" 2> /dev/null)
+  # a run stopped by timeout leaves /usr/bin/time only its launcher's memory: the watch's peak
+  # (sampled each second) then
+  mem=$(awk -v p="$peak" '/max RSS/ {m = $(NF-1)} END {printf "%.0f", (m > p ? m : p) / 1024}' \
+    "$log.time" 2> /dev/null)
   wall=$(awk -v w="$wall" '/max RSS/ {w = $3} END {print w}' "$log.time" 2> /dev/null || echo "$wall")
   [ -n "$killed" ] && mem=">$maxrss"
   med=$(awk '/^median/ {print $2}' "$log")
@@ -142,7 +146,7 @@ one() {
     if [ "$case" = weak ]; then eff=$(/usr/bin/python3 -c "print('%.3f' % ($1 / $med))")
     else eff=$(/usr/bin/python3 -c "print('%.3f' % ($1 * $2 / ($med * $g)))"); fi
   fi
-  printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s %-5s median %s ms (eff %s; rc %d, %d s, %s MB)\n' \
+  printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s %-5s median %s ms (eff %s; rc %d, %s s, %s MB)\n' \
     "$case" "$app" "$grid" "$g" "$r" "$mode" "$sched" "${med:-?}" "${eff:-?}" "$rc" "$wall" "${mem:-?}"
   if [ -z "$med" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then # too long, or killed for memory: stop
     echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$sched,,,$wall,$mem,$((steps - warmup))" >> "$csv"

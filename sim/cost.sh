@@ -40,7 +40,7 @@ for r in "$@"; do
   pid=$!
   while kill -0 "$pid" 2> /dev/null; do
     rss=$(ps -o rss= -s "$pid" 2> /dev/null | awk '{s += $1} END {print s + 0}')
-    [ "$rss" -gt $((maxrss * 1024)) ] && kill -KILL -- -"$pid" 2> /dev/null
+    [ "$rss" -gt $((maxrss * 1024)) ] && pkill -KILL -s "$pid" 2> /dev/null
     sleep 1
   done
   wait "$pid"
