@@ -16,15 +16,18 @@
 #             SIM_VALIDATE picks app:size pairs (default "mhd:256 mhd:512 ch:512")
 #     weak-mhd  weak, MHD only
 #   Environment: SIM_GPN (GPUs per node, default 4: one rank per node driving them), SIM_MODES
-#   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_NIC_GBPS (per GPU, default 400),
-#   SIM_BUILD (default build-sim), SIM_STEPS (default 20, 5 of them warm-up), SIM_TIMEOUT (wall
-#   seconds a run may take, default 3600: a series stops at its first run past it or killed for
-#   memory, a row without a time), SIM_SCHED
-#   (StarPU's scheduler, default dmdas as in Tessera's GPU runs).
+#   (default "overlap bulk"), SIM_MAXGPUS (default 1024), SIM_MINGPUS (default 1: a series
+#   starts there; its efficiencies then need the 1-GPU row of an earlier run in the same sim.csv),
+#   SIM_NIC_GBPS (per GPU, default 400), SIM_BUILD (default build-sim), SIM_STEPS (default 20,
+#   SIM_WARMUP of them warm-up, default 5), SIM_TIMEOUT (wall seconds a run may take, default
+#   3600: a series stops at its first run past it or killed for memory, a row without a time),
+#   SIM_MAXRSS_MB (default 14000: a run whose resident memory passes it is killed, and its series
+#   stops), SIM_SCHED (StarPU's scheduler, default dmdas as in Tessera's GPU runs).
 #
 # Output under $OUT (default /tmp/simulate): sim.csv (one row per simulated run: case, app, grid,
-# GPUs, ranks, GPUs per node, mode, simulated median ms per step, efficiency against the 1-GPU
-# run, wall seconds the simulation took), logs/.
+# GPUs, ranks, GPUs per node, mode, scheduler, simulated median ms per step, efficiency against
+# the 1-GPU run, wall seconds the simulation took, its peak resident memory in MB from
+# /usr/bin/time, the timed steps), logs/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 models=${1:?usage: simulate.sh MODELS [CASES]}
@@ -34,6 +37,7 @@ else models=$(cd "$models" && pwd); fi
 cases=${2:-weak strong}
 build=$here/${SIM_BUILD:-build-sim}
 gpn=${SIM_GPN:-4} tmo=${SIM_TIMEOUT:-3600} maxg=${SIM_MAXGPUS:-1024} nic=${SIM_NIC_GBPS:-400} steps=${SIM_STEPS:-20}
+warmup=${SIM_WARMUP:-5} ming=${SIM_MINGPUS:-1} maxrss=${SIM_MAXRSS_MB:-14000} sched=${SIM_SCHED:-dmdas}
 out=${OUT:-/tmp/simulate}
 mkdir -p "$out/logs"
 prefix=$(cat "$build/starpu-prefix" 2>/dev/null) || {
@@ -67,7 +71,7 @@ for g in 1 2 4 "$gpn"; do
   done
 done
 export STARPU_HOME=$home STARPU_PERF_MODEL_DIR=$home/sampling STARPU_SILENT=1
-export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=${SIM_SCHED:-dmdas} STARPU_CALIBRATE=0
+export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=$sched STARPU_CALIBRATE=0
 export STARPU_SIMGRID_CUDA_MALLOC_COST=0
 
 # cluster R GPN: sim/cluster.xml with the NIC of a node of GPN GPUs
@@ -86,8 +90,15 @@ grid() {
 }
 
 csv=$out/sim.csv
-[ -f "$csv" ] || echo "case,app,grid,gpus,ranks,gpus_per_node,mode,median_ms,efficiency,wall_s" > "$csv"
+[ -f "$csv" ] || echo "case,app,grid,gpus,ranks,gpus_per_node,mode,sched,median_ms,efficiency,wall_s,maxrss_mb,timed_steps" > "$csv"
 declare -A base
+# per series, the median and GPUs of its first run (efficiency = its GPU-time / this one's):
+# 1 GPU, or the fewest a strong-scaling grid fits on; from an earlier run in this sim.csv where
+# SIM_MINGPUS > 1 starts past them
+while IFS=, read -r c a gr g _ _ m sc med _; do
+  [ "$g" = 1 ] && [ "$sc" = "$sched" ] && [ -n "$med" ] || continue
+  if [ "$c" = weak ]; then base[$c-$a-$m]="$med 1"; else base[$c-$a-$m-${gr//x/,}]="$med 1"; fi
+done < <(tail -n +2 "$csv")
 # one CASE APP GRID GPUS MODE
 one() {
   local case=$1 app=$2 grid=$3 g=$4 mode=$5 r gn bin args
@@ -98,35 +109,62 @@ one() {
     ch) bin=$build/apps/cahn_hilliard/tess-ch args="--variant fused" ;;
   esac
   cluster "$r" "$gn"
-  local log=$out/logs/$case-$app-${grid//,/x}-g$g-r$r-$mode.log t0=$SECONDS
+  local log=$out/logs/$case-$app-${grid//,/x}-g$g-r$r-$mode-$sched.log t0=$SECONDS
+  # One process simulates every rank: its wall time and peak resident memory (/usr/bin/time),
+  # and a watch that kills it past SIM_MAXRSS_MB (the machine is shared).
   # shellcheck disable=SC2086
-  (cd "$out" && STARPU_HOSTNAME=h200x$gn STARPU_NCUDA=$gn STARPU_NCPU=$((gn + 1)) timeout "$tmo" \
+  (cd "$out" && STARPU_HOSTNAME=h200x$gn STARPU_NCUDA=$gn STARPU_NCPU=$((gn + 1)) exec setsid \
+    /usr/bin/time -f 'simulate.sh: wall %e s, max RSS %M kB' -o "$log.time" timeout "$tmo" \
     "$prefix/bin/starpu_smpirun" -platform "cluster-$r.xml" -hostfile "hostfile-$r" -np "$r" \
-    "$bin" --device cuda --grid "$grid" --mode "$mode" --every 0 --warmup 5 --steps "$steps" \
-    $args) > "$log" 2>&1
-  local rc=$? wall=$((SECONDS - t0)) med eff=""
+    "$bin" --device cuda --grid "$grid" --mode "$mode" --every 0 --warmup "$warmup" \
+    --steps "$steps" $args) > "$log" 2>&1 &
+  local pid=$! rss peak=0 killed=""
+  while kill -0 "$pid" 2> /dev/null; do
+    rss=$(ps -o rss= -s "$pid" 2> /dev/null | awk '{s += $1} END {print s + 0}')
+    [ "$rss" -gt "$peak" ] && peak=$rss
+    if [ "$rss" -gt $((maxrss * 1024)) ]; then
+      killed=1
+      pkill -KILL -s "$pid" 2> /dev/null # the session: timeout runs its command in a group of its own
+    fi
+    sleep 1
+  done
+  wait "$pid"
+  local rc=$? wall=$((SECONDS - t0)) med eff="" mem
+  [ -n "$killed" ] && rc=137 && echo "simulate.sh: killed past $maxrss MB resident" >> "$log"
+  # a run stopped by timeout leaves /usr/bin/time only its launcher's memory: the watch's peak
+  # (sampled each second) then
+  mem=$(awk -v p="$peak" '/max RSS/ {m = $(NF-1)} END {printf "%.0f", (m > p ? m : p) / 1024}' \
+    "$log.time" 2> /dev/null)
+  wall=$(awk -v w="$wall" '/max RSS/ {w = $3} END {print w}' "$log.time" 2> /dev/null || echo "$wall")
+  [ -n "$killed" ] && mem=">$maxrss"
   med=$(awk '/^median/ {print $2}' "$log")
   local key=$case-$app-$mode; [ "$case" = weak ] || key=$key-$grid
-  [ "$g" = 1 ] && [ -n "$med" ] && base[$key]=$med
+  [ -n "$med" ] && [ -z "${base[$key]:-}" ] && { [ "$g" = 1 ] || [ "$case" = strong ]; } &&
+    base[$key]="$med $g"
   if [ -n "$med" ] && [ -n "${base[$key]:-}" ]; then
-    if [ "$case" = weak ]; then eff=$(/usr/bin/python3 -c "print('%.3f' % (${base[$key]} / $med))")
-    else eff=$(/usr/bin/python3 -c "print('%.3f' % (${base[$key]} / ($med * $g)))"); fi
+    set -- ${base[$key]}
+    if [ "$case" = weak ]; then eff=$(/usr/bin/python3 -c "print('%.3f' % ($1 / $med))")
+    else eff=$(/usr/bin/python3 -c "print('%.3f' % ($1 * $2 / ($med * $g)))"); fi
   fi
-  printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s median %s ms (eff %s; rc %d, %d s)\n' \
-    "$case" "$app" "$grid" "$g" "$r" "$mode" "${med:-?}" "${eff:-?}" "$rc" "$wall"
+  printf '%-6s %-3s %-14s %4d GPU %4d rank(s) %-7s %-5s median %s ms (eff %s; rc %d, %s s, %s MB)\n' \
+    "$case" "$app" "$grid" "$g" "$r" "$mode" "$sched" "${med:-?}" "${eff:-?}" "$rc" "$wall" "${mem:-?}"
   if [ -z "$med" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then # too long, or killed for memory: stop
-    echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,,,$wall" >> "$csv"
+    echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$sched,,,$wall,$mem,$((steps - warmup))" >> "$csv"
     return 1
+  fi
+  if [ -z "$med" ] && [ "$case" = strong ] && grep -q "needs .* GiB on its GPU" "$log"; then
+    echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$sched,,,$wall,$mem,refused: grid does not fit" >> "$csv"
+    return 0 # a grid too big for this many GPUs: the series goes on with more
   fi
   if [ -z "$med" ]; then # a run that fails fails them all: say why and stop, no partial table
     grep -v 'ker_lmm' "$log" | tail -8 >&2
     echo "simulate.sh: the run above failed (log: $log); see docs/simulation.md, status" >&2
     exit 1
   fi
-  [ -n "$med" ] && echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$med,$eff,$wall" >> "$csv"
+  [ -n "$med" ] && echo "$case,$app,${grid//,/x},$g,$r,$gn,$mode,$sched,$med,$eff,$wall,$mem,$((steps - warmup))" >> "$csv"
 }
 
-gpus_upto() { local g=1; while [ "$g" -le "$1" ]; do echo $g; g=$((g * 2)); done; }
+gpus_upto() { local g=1; while [ "$g" -le "$1" ]; do [ "$g" -ge "$ming" ] && echo $g; g=$((g * 2)); done; }
 for mode in ${SIM_MODES:-overlap bulk}; do
   for c in $cases; do
     case $c in
@@ -145,7 +183,7 @@ for mode in ${SIM_MODES:-overlap bulk}; do
         done
         gpn=$gpn0 ;;
       strong) for n in 512 1024; do
-          for g in $(gpus_upto 64); do one strong mhd "$n,$n,$n" $g "$mode"; done
+          for g in $(gpus_upto 64); do one strong mhd "$n,$n,$n" $g "$mode" || break; done
         done ;;
       *) echo "simulate.sh: case '$c' is invalid (allowed: weak, weak-mhd, strong, quick, validate)" >&2; exit 2 ;;
     esac

@@ -445,10 +445,12 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   const size_t bytes = tess_sim_storage_bytes(sim, nc);
   if (t->node == STARPU_MAIN_RAM) {
     TESS_STARPU_CALL(starpu_malloc(&st->base, bytes));
+#ifndef TESS_SIMGRID /* there no task reads a cell, and the tiles share pages (simulate.c) */
     /* Poison: a cell read before anything wrote it shows up as NaN, never as a plausible 0. */
     const tess_view all = {.ptr = st->base, .prec = sim->prec};
     for (size_t i = 0; i < bytes / sim->esize; i++)
       tess_view_set(&all, i, NAN);
+#endif
   } else {
     st->base = (void *)starpu_malloc_on_node(t->node, bytes);
   }

@@ -3,6 +3,7 @@
  * of a private range, and every rank calls the collectives in the same order (as MPI requires),
  * so the tags meet. */
 #ifdef TESS_SIMGRID
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,46 @@ int tess_sg_allgather(const void *in, int incount, MPI_Datatype intype, void *ou
   int n = 1;
   tess_sg_comm_size(comm, &n);
   return rc ? rc : tess_sg_bcast(out, outcount * n, outtype, 0, comm);
+}
+
+/* StarPU-MPI's messages, through MPI's profiling interface (StarPU's static code binds to these;
+ * they call SMPI's PMPI_ functions). StarPU-MPI sends a vector or variable handle (the halo
+ * buffers, the collectives above) as one element of a contiguous derived type
+ * (MPI_Type_contiguous of its bytes), and SMPI copies the message of a derived type into a buffer
+ * of its own on each side (smpi::Request::init_buffer): two allocations and three copies of every
+ * halo message, which the shared host buffers (simulate.c) are there to avoid. A type without gaps
+ * (lower bound 0, extent = size) goes as the same bytes of MPI_BYTE instead: the same message, the
+ * same simulated time, and SMPI sees the buffer itself. */
+static int as_bytes(int count, MPI_Datatype t, int *bytes) {
+  int size;
+  MPI_Aint lb, extent;
+  if (t == MPI_BYTE || PMPI_Type_size(t, &size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS)
+    return 0;
+  if (lb != 0 || extent != size || (long long)count * size > INT_MAX) return 0;
+  *bytes = count * size;
+  return 1;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  int n;
+  return as_bytes(count, t, &n) ? PMPI_Isend(buf, n, MPI_BYTE, dst, tag, comm, req)
+                                : PMPI_Isend(buf, count, t, dst, tag, comm, req);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype t, int dst, int tag, MPI_Comm comm,
+               MPI_Request *req) {
+  int n;
+  return as_bytes(count, t, &n) ? PMPI_Issend(buf, n, MPI_BYTE, dst, tag, comm, req)
+                                : PMPI_Issend(buf, count, t, dst, tag, comm, req);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  int n;
+  return as_bytes(count, t, &n) ? PMPI_Irecv(buf, n, MPI_BYTE, src, tag, comm, req)
+                                : PMPI_Irecv(buf, count, t, src, tag, comm, req);
 }
 
 double tess_sg_wtime(void) {

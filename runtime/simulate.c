@@ -4,11 +4,17 @@
  * simulated GPU when its codelet has a CUDA function, and takes the task's time from the
  * codelet's performance model instead of calling it. */
 #ifdef TESS_SIMGRID
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <simgrid/actor.h>
+#include <simgrid/version.h>
+#include <smpi/smpi.h>
 #include <starpu_mpi.h>
+#include <xbt/config.h>
 
 #include "pack.h"
 #include "tessera_kernel.h"
@@ -178,7 +184,109 @@ void tess_simgrid_model(struct starpu_perfmodel *m) {
   m->arch_cost_function = model_cost;
 }
 
+/* What a simulated rank costs the one process that simulates them all (docs/simulation.md,
+ * "What the simulation costs"): two fixes, both for this build only.
+ *
+ * 1. Host buffers. StarPU-MPI sends and receives the halo buffers from their main-memory
+ *    replicas, which StarPU allocates for real, and SMPI copies every message's payload from the
+ *    sender's buffer into the receiver's: memory for every rank's replicas, and most of the wall
+ *    time in memcpy and page faults. Their bytes mean nothing here (no kernel runs, GPU copies are
+ *    simulated), so StarPU's large main-memory allocations (starpu_malloc_set_hooks) come from
+ *    one span of address space per rank that SMPI knows as shared (SMPI_SHARED_MALLOC): SMPI does
+ *    not copy a payload whose source is shared, nothing else writes them, so their pages are
+ *    never touched. One span, not one SMPI allocation per buffer: a mapping each would pass the
+ *    kernel's limit of mappings (vm.max_map_count) at a few hundred ranks. SMPI maps it from a
+ *    sparse file ("local" shared malloc; the "global" kind would map and populate it MiB by MiB).
+ *    The spans of all ranks alias one file, so an allocation whose bytes matter must stay out:
+ *    the small ones (the values of simgrid_mpi.c's collectives, FOLD_MIN) keep malloc. */
+#define FOLD_MIN  ((size_t)64 << 10)
+#define FOLD_SPAN ((size_t)32 << 30) /* address space per rank, never touched */
+static struct {
+  char *base;
+  size_t used;
+  int tried;
+  struct fold_block {
+    char *p;
+    size_t n;
+    int live;
+  } * b;
+  int nb, cap;
+} fold; /* per rank: SMPI privatizes the globals of each rank */
+
+static int fold_malloc(unsigned node, void **a, size_t dim, int flags) {
+  (void)node, (void)flags;
+  const size_t n = (dim + 4095) & ~(size_t)4095;
+  if (dim >= FOLD_MIN && !fold.tried) {
+    fold.tried = 1;
+    fold.base = SMPI_SHARED_MALLOC(FOLD_SPAN);
+  }
+  if (dim >= FOLD_MIN && fold.base) {
+    for (int i = 0; i < fold.nb; i++) /* a freed block of this size (buffers recur) */
+      if (!fold.b[i].live && fold.b[i].n == n) {
+        fold.b[i].live = 1;
+        *a = fold.b[i].p;
+        return 0;
+      }
+    if (fold.used + n <= FOLD_SPAN &&
+        (fold.nb < fold.cap ||
+         (fold.b = realloc(fold.b, (fold.cap = 2 * fold.cap + 64) * sizeof *fold.b)))) {
+      fold.b[fold.nb++] = (struct fold_block){fold.base + fold.used, n, 1};
+      *a = fold.base + fold.used;
+      fold.used += n;
+      return 0;
+    }
+  }
+  *a = malloc(dim);
+  return *a ? 0 : -ENOMEM;
+}
+
+static int fold_free(unsigned node, void *a, size_t dim, int flags) {
+  (void)node, (void)dim, (void)flags;
+  if (fold.base && (char *)a >= fold.base && (char *)a < fold.base + FOLD_SPAN) {
+    for (int i = 0; i < fold.nb; i++)
+      if (fold.b[i].p == (char *)a) fold.b[i].live = 0;
+    return 0;
+  }
+  free(a);
+  return 0;
+}
+
+/* 2. Actors. In SimGrid mode StarPU-MPI starts an actor for every MPI request it posts ("wait
+ *    for mpi transfer", _starpu_mpi_simgrid_wait_req), through starpu_pthread_create_on, which
+ *    takes a reference on it that only starpu_pthread_join drops; nobody joins these, so every
+ *    request's actor stays allocated with its stack (and a guard page, two kernel mappings) to
+ *    the end of the run: memory and mappings growing with ranks x steps. This build's
+ *    sg_actor_ref, which StarPU's static code binds to, takes no reference for those actors:
+ *    SimGrid frees them when they end. Every other reference goes to SimGrid's. */
+#define SG_STR(x)            #x
+#define SG_LIB(major, minor) "libsimgrid.so." SG_STR(major) "." SG_STR(minor)
+void sg_actor_ref(const_sg_actor_t actor) {
+  static void (*simgrid_ref)(const_sg_actor_t);
+  if (!strcmp(sg_actor_get_name(actor), "wait for mpi transfer")) return;
+  if (!simgrid_ref) {
+    void *lib = dlopen(SG_LIB(SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR), RTLD_LAZY);
+    if (lib) *(void **)&simgrid_ref = dlsym(lib, "sg_actor_ref");
+    if (!simgrid_ref) {
+      fprintf(stderr, "tessera: SimGrid's sg_actor_ref not found (%s)\n", dlerror());
+      abort();
+    }
+  }
+  simgrid_ref(actor);
+}
+
+/* 3. Whole-grid arrays. An app's rank 0 may allocate arrays of the whole grid (the MHD app's
+ *    diagnostics gather), which no simulated run fills: past a few hundred GPUs one is larger
+ *    than the machine, and SMPI's malloc aborts. The allocations of GRID_SHARED bytes or more
+ *    (smpicc routes malloc through SMPI) are SMPI-shared the same way: address space, no memory.
+ *    Nothing of that size holds a value a simulated run reads. */
+#define GRID_SHARED ((double)(1u << 30))
+
 void tess_simgrid_setup(void) {
+  /* "local" shared malloc: one sparse file mapped once per allocation (the span above, the
+   * arrays of 3.); nothing else in this program uses SMPI's shared malloc */
+  sg_cfg_set_string("smpi/shared-malloc", "local");
+  sg_cfg_set_double("smpi/auto-shared-malloc-thresh", GRID_SHARED);
+  starpu_malloc_set_hooks(fold_malloc, fold_free);
   const struct starpu_codelet *cl[] = {&tess_pack_cl, &tess_unpack_cl, &tess_fill_cl,
                                        &tess_boundary_cl};
   for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++)
