@@ -124,7 +124,8 @@ one() {
     [ "$rss" -gt "$peak" ] && peak=$rss
     if [ "$rss" -gt $((maxrss * 1024)) ]; then
       killed=1
-      pkill -KILL -s "$pid" 2> /dev/null # the session: timeout runs its command in a group of its own
+      # every process of the run (setsid above): timeout moves its command to a group of its own
+      pkill -KILL -s "$pid" 2> /dev/null
     fi
     sleep 1
   done

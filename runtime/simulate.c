@@ -227,9 +227,11 @@ static int fold_malloc(unsigned node, void **a, size_t dim, int flags) {
         *a = fold.b[i].p;
         return 0;
       }
-    if (fold.used + n <= FOLD_SPAN &&
-        (fold.nb < fold.cap ||
-         (fold.b = realloc(fold.b, (fold.cap = 2 * fold.cap + 64) * sizeof *fold.b)))) {
+    if (fold.used + n <= FOLD_SPAN && fold.nb == fold.cap) { /* grow the list, or keep it */
+      struct fold_block *b = realloc(fold.b, (2 * (size_t)fold.cap + 64) * sizeof *b);
+      if (b) fold.b = b, fold.cap = 2 * fold.cap + 64;
+    }
+    if (fold.used + n <= FOLD_SPAN && fold.nb < fold.cap) {
       fold.b[fold.nb++] = (struct fold_block){fold.base + fold.used, n, 1};
       *a = fold.base + fold.used;
       fold.used += n;
