@@ -11,7 +11,9 @@
  *
  * No worker waits. A progress thread polls the requests (MPI_Testsome) and releases each
  * acquisition when its request completes: only then may the next pack overwrite a buffer being
- * sent, or the unpack read a buffer being received. Successive messages of one (peer, tag) are
+ * sent, or the unpack read a buffer being received. With CPU tiles, a CPU worker that finds no
+ * task polls too (StarPU's idle hook), and the thread then naps 200 us between polls: on a rank
+ * of one core the thread would otherwise wait behind the worker's spinning for each message. Successive messages of one (peer, tag) are
  * matched in order (MPI's non-overtaking rule); the acquisitions post them in order on both
  * sides. (The other way, a task that delays its own end with starpu_task_end_dep_add, fails:
  * releasing it from a thread that is not a worker trips dmda's post-execution hook.) The
@@ -35,6 +37,7 @@
 
 struct xfer_arg_s; /* one message (below) */
 static void xfer_done(struct xfer_arg_s *a);
+static struct xfer_arg_s **xfer_next(struct xfer_arg_s *a);
 
 /* ---- progress: the requests in flight, each with its message --------------------------------- */
 static struct {
@@ -42,11 +45,13 @@ static struct {
   pthread_cond_t cond;
   pthread_t thread;
   int started, stop;
-  int dev; /* CUDA device made current in the thread (-1: none) */
+  int dev;  /* CUDA device made current in the thread (-1: none) */
+  int hook; /* CPU workers' idle hook (-1: none) */
   int n, cap;
   MPI_Request *req;
+  int *done;               /* MPI_Testsome's indices */
   struct xfer_arg_s **msg; /* the message each request belongs to */
-} pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+} pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .hook = -1};
 
 /* A CUDA-aware MPI calls the CUDA driver API on device buffers (IPC handles, events), which
  * needs a current context in the calling thread: the progress thread takes the device of the
@@ -62,11 +67,44 @@ static int use_device(int dev) {
   return old;
 }
 
+/* One MPI_Testsome over the requests in flight (pe.lock held): drops the completed ones and
+ * returns their messages as a list, to be finished (finish_all) once the lock is released. */
+static struct xfer_arg_s *poll_locked(void) {
+  int ndone = 0;
+  if (MPI_Testsome(pe.n, pe.req, &ndone, pe.done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+    fprintf(stderr, "tessera: MPI_Testsome on the halo messages failed\n");
+    tess_abort(1);
+  }
+  if (ndone == MPI_UNDEFINED || ndone == 0) return NULL;
+  struct xfer_arg_s *list = NULL;
+  for (int i = ndone - 1; i >= 0; i--) { /* the list in completion order */
+    *xfer_next(pe.msg[pe.done[i]]) = list;
+    list = pe.msg[pe.done[i]];
+    pe.msg[pe.done[i]] = NULL;
+  }
+  int k = 0; /* keep the others, in order */
+  for (int i = 0; i < pe.n; i++)
+    if (pe.msg[i]) {
+      pe.req[k] = pe.req[i];
+      pe.msg[k++] = pe.msg[i];
+    }
+  pe.n = k;
+  return list;
+}
+
+static int finish_all(struct xfer_arg_s *list) { /* may start other tasks: outside the lock */
+  int n = 0;
+  for (struct xfer_arg_s *next; list; list = next, n++) {
+    next = *xfer_next(list);
+    xfer_done(list);
+  }
+  return n;
+}
+
 static void *progress_loop(void *unused) {
   (void)unused;
   use_device(pe.dev);
-  int *done = NULL, cap = 0, idle = 0;
-  struct xfer_arg_s **finished = NULL;
+  int idle = 0;
   pthread_mutex_lock(&pe.lock);
   for (;;) {
     if (pe.n == 0) {
@@ -74,49 +112,32 @@ static void *progress_loop(void *unused) {
       pthread_cond_wait(&pe.cond, &pe.lock);
       continue;
     }
-    if (cap < pe.n) {
-      cap = pe.cap;
-      int *d = realloc(done, (size_t)cap * sizeof *d);
-      struct xfer_arg_s **f = realloc(finished, (size_t)cap * sizeof *f);
-      if (!d || !f) {
-        fprintf(stderr, "tessera: out of memory in the MPI progress thread\n");
-        tess_abort(1);
-      }
-      done = d;
-      finished = f;
-    }
-    int ndone = 0;
-    if (MPI_Testsome(pe.n, pe.req, &ndone, done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-      fprintf(stderr, "tessera: MPI_Testsome on the halo messages failed\n");
-      tess_abort(1);
-    }
-    if (ndone == MPI_UNDEFINED) ndone = 0;
-    for (int i = 0; i < ndone; i++) {
-      finished[i] = pe.msg[done[i]];
-      pe.msg[done[i]] = NULL;
-    }
-    int k = 0; /* keep the others, in order */
-    for (int i = 0; i < pe.n; i++)
-      if (pe.msg[i]) {
-        pe.req[k] = pe.req[i];
-        pe.msg[k++] = pe.msg[i];
-      }
-    pe.n = k;
+    struct xfer_arg_s *list = poll_locked();
+    const int hooked = pe.hook >= 0;
     pthread_mutex_unlock(&pe.lock);
-    for (int i = 0; i < ndone; i++) /* may start other tasks: outside the lock */
-      xfer_done(finished[i]);
-    if (ndone == 0 && ++idle > 64) { /* nothing for a while: stop spinning */
-      const struct timespec nap = {0, 20000};
-      nanosleep(&nap, NULL);
-    } else if (ndone) {
+    if (finish_all(list))
       idle = 0;
+    else if (++idle > 64 || hooked) { /* nothing for a while, or idle workers poll too */
+      const struct timespec nap = {0, hooked ? 200000 : 20000};
+      nanosleep(&nap, NULL);
     }
     pthread_mutex_lock(&pe.lock);
   }
   pthread_mutex_unlock(&pe.lock);
-  free(done);
-  free(finished);
   return NULL;
+}
+
+/* StarPU calls this in a CPU worker that found no task to run (no lock of StarPU's held). A
+ * worker that shares its core with the progress thread spins there anyway (StarPU 1.3 never lets
+ * the last awake worker sleep); polling here finishes a message as soon as the worker is free,
+ * where a woken progress thread may wait for the spinning worker's time slice. */
+static unsigned idle_poll(void *unused) {
+  (void)unused;
+  if (pthread_mutex_trylock(&pe.lock)) return 1; /* someone is polling */
+  struct xfer_arg_s *list = pe.n ? poll_locked() : NULL;
+  pthread_mutex_unlock(&pe.lock);
+  finish_all(list);
+  return 1;
 }
 
 static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
@@ -133,8 +154,10 @@ static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
   if (pe.n == pe.cap) {
     const int cap = pe.cap ? 2 * pe.cap : 256;
     MPI_Request *r = realloc(pe.req, (size_t)cap * sizeof *r);
-    struct xfer_arg_s **t = r ? realloc(pe.msg, (size_t)cap * sizeof *t) : NULL;
     if (r) pe.req = r;
+    int *d = r ? realloc(pe.done, (size_t)cap * sizeof *d) : NULL;
+    if (d) pe.done = d;
+    struct xfer_arg_s **t = d ? realloc(pe.msg, (size_t)cap * sizeof *t) : NULL;
     if (!t) {
       fprintf(stderr, "tessera: out of memory for halo requests\n");
       tess_abort(1);
@@ -150,14 +173,18 @@ static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
 
 void tess_direct_shutdown(void) {
   pthread_mutex_lock(&pe.lock);
+  if (pe.hook >= 0) starpu_idle_hook_deregister(pe.hook);
+  pe.hook = -1;
   const int started = pe.started;
   pe.stop = 1;
   pthread_cond_signal(&pe.cond);
   pthread_mutex_unlock(&pe.lock);
   if (started) pthread_join(pe.thread, NULL);
   free(pe.req);
+  free(pe.done);
   free(pe.msg);
   pe.req = NULL;
+  pe.done = NULL;
   pe.msg = NULL;
   pe.n = pe.cap = pe.started = 0;
 }
@@ -170,6 +197,7 @@ typedef struct xfer_arg_s {
   unsigned node;
   int dev; /* CUDA device of node, -1 for main RAM */
   int peer, tag, send;
+  struct xfer_arg_s *next; /* in a list of completed messages */
 } xfer_arg;
 
 /* StarPU calls this when the buffer is ready on `node` in the requested mode: after the pack
@@ -199,7 +227,9 @@ static void xfer_post(void *arg) {
   progress_add(req, a, a->dev);
 }
 
-/* The progress thread, once the request completed. */
+static struct xfer_arg_s **xfer_next(struct xfer_arg_s *a) { return &a->next; }
+
+/* Once the request completed (the progress thread, or an idle CPU worker). */
 static void xfer_done(struct xfer_arg_s *a) {
   starpu_data_release_on_node(a->buf, (int)a->node);
   free(a);
@@ -210,7 +240,7 @@ tess_err tess_direct_submit(tess_sim_t sim, const tess_tile *t, starpu_data_hand
   xfer_arg *a = malloc(sizeof *a);
   TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a halo message");
   const int dev = t->node == STARPU_MAIN_RAM ? -1 : starpu_memory_node_get_devid(t->node);
-  *a = (xfer_arg){sim->xcomm, buf, t->node, dev, peer, tag, send};
+  *a = (xfer_arg){sim->xcomm, buf, t->node, dev, peer, tag, send, NULL};
   TESS_STARPU_CALL(starpu_data_acquire_on_node_cb_sequential_consistency(
       buf, (int)t->node, send ? STARPU_R : STARPU_W, xfer_post, a, 1));
   return TESS_OK;
@@ -264,6 +294,9 @@ tess_err tess_direct_setup(tess_sim_t sim) {
                ntags, flag && tag_ub ? *tag_ub : 0);
     TESS_MPI_CALL(MPI_Comm_dup(sim->comm, &sim->xcomm));
     sim->has_xcomm = 1;
+    pthread_mutex_lock(&pe.lock); /* CPU tiles: idle CPU workers poll the requests too */
+    if (!gpu && pe.hook < 0) pe.hook = starpu_idle_hook_register(idle_poll, NULL);
+    pthread_mutex_unlock(&pe.lock);
   }
   tess_log(TESS_LOG_INFO, "halos between ranks: %s",
            sim->direct
