@@ -14,6 +14,7 @@
 #                far as C allows), default tiles; the ones whose MPI thread shares a worker's
 #                core also with --mpi-direct off (halos through StarPU-MPI: its progress thread
 #                polls without pause; what the placement avoids)
+#   Rxdefault    R = 2, 4, 8 ranks with no worker setting (the placement's own choice)
 #   omp-T        bench/omp_heat.c (ghost fill + 7-point sweep, gcc -O3 -march=native -fopenmp,
 #                built here) on T threads; its best T is the anchor
 # Every Tessera run prints its median time per step over chunks of 10 steps after warm-up; one
@@ -97,10 +98,16 @@ for n in $sizes; do
     [ $((n * n * n / t)) -ge 512 ] && run "$n" "tiles-$t" 1 "$W1" --tiles "$t"
   done
   [ -z "$quick" ] && run "$n" tiles-8 1 "$W1" --tiles 8
-  for rw in "1 $W1" "2 $((C / 2 - 1))" "2 $((C / 2))" "4 $((C / 4))" "8 $((C / 8))" "16 1"; do
+  for rw in "1 $W1" "2 $((C / 2 - 1))" "2 $((C / 2))" "4 $((C / 4))" "8 $((C / 8))" "16 1" \
+    "2 0" "4 0" "8 0"; do
     read -r r w <<<"$rw"
-    [ "$r" -le "$C" ] && [ "$w" -ge 1 ] || continue
+    [ "$r" -le "$C" ] && [ "$w" -ge 0 ] && [ $((r * w)) -le "$C" ] || continue
     [ "$r" -eq 1 ] && [ "$w" -eq "$W1" ] && continue # tiles-* above, and default
+    [ "$w" -eq 0 ] && [ -n "$quick" ] && continue
+    if [ "$w" -eq 0 ]; then
+      run "$n" "${r}xdefault" "$r" 0
+      continue
+    fi
     run "$n" "${r}x${w}" "$r" "$w"
     if [ "$r" -gt 1 ] && [ $((r * w)) -ge "$C" ]; then
       MPIDIRECT=off run "$n" "${r}x${w}-starpu-mpi" "$r" "$w" --mpi-direct off

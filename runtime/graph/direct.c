@@ -13,17 +13,18 @@
  * acquisition when its request completes: only then may the next pack overwrite a buffer being
  * sent, or the unpack read a buffer being received. With CPU tiles, a CPU worker that finds no
  * task polls too (StarPU's idle hook), and the thread then naps 200 us between polls: on a rank
- * of one core the thread would otherwise wait behind the worker's spinning for each message. Successive messages of one (peer, tag) are
- * matched in order (MPI's non-overtaking rule); the acquisitions post them in order on both
- * sides. (The other way, a task that delays its own end with starpu_task_end_dep_add, fails:
- * releasing it from a thread that is not a worker trips dmda's post-execution hook.) The
- * messages are not tasks, so they are not in the task log or the trace.
+ * of one core the thread would otherwise wait behind the worker's spinning for each message.
+ * Successive messages of one (peer, tag) are matched in order (MPI's non-overtaking rule); the
+ * acquisitions post them in order on both sides. (The other way, a task that delays its own end
+ * with starpu_task_end_dep_add, fails: releasing it from a thread that is not a worker trips dmda's
+ * post-execution hook.) The messages are not tasks, so they are not in the task log or the trace.
  *
  * Messages use a duplicate of the simulation's communicator, so their tags never meet
  * StarPU-MPI's. Whether to use this path is decided at setup (tess_direct_wanted), the same on
  * every rank.
  */
 #include <limits.h>
+#include <sched.h>
 #include <mpi.h>
 #ifndef TESS_SIMGRID /* SimGrid's MPI (SMPI) has no CUDA-aware transfers */
 #include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI); after mpi.h */
@@ -133,10 +134,12 @@ static void *progress_loop(void *unused) {
  * where a woken progress thread may wait for the spinning worker's time slice. */
 static unsigned idle_poll(void *unused) {
   (void)unused;
-  if (pthread_mutex_trylock(&pe.lock)) return 1; /* someone is polling */
-  struct xfer_arg_s *list = pe.n ? poll_locked() : NULL;
-  pthread_mutex_unlock(&pe.lock);
-  finish_all(list);
+  struct xfer_arg_s *list = NULL;
+  if (!pthread_mutex_trylock(&pe.lock)) { /* else someone is polling */
+    list = pe.n ? poll_locked() : NULL;
+    pthread_mutex_unlock(&pe.lock);
+  }
+  if (!finish_all(list)) sched_yield(); /* to a thread sharing the core, if one waits */
   return 1;
 }
 
