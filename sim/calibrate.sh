@@ -15,6 +15,10 @@
 # the 10 samples StarPU wants before it trusts a history.
 # STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1: histories are kept per kind of GPU, not per GPU index, so
 # the one calibrated GPU stands for all GPUs of a simulated node.
+# CALIB_CASES picks cases ("mhd:256:1,2,4,8 mhd:512:1,2,4,8 ch:512:1,2,4" by default, app:size:
+# tile counts), CALIB_MODES the modes ("overlap bulk"), CALIB_BUDGET_S the wall seconds after
+# which no further case starts (default none): the models of the cases run are kept, and HEAD
+# lists those run and those skipped.
 set -uo pipefail
 bundle=$(cd "${1:?usage: calibrate.sh BUNDLE_DIR [NAME]}" && pwd)
 name=${2:-h200}
@@ -29,8 +33,8 @@ export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=dmdas STARPU_NCUDA=1
 B=$bundle/extra/build
 mhd=$B/apps/mhd/tess-mhd ch=$B/apps/cahn_hilliard/tess-ch
 {
-  echo "# commit $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || cat "$bundle/COMMIT" 2>/dev/null || echo unknown)"
-  echo "# command: sim/calibrate.sh $* (STARPU_CALIBRATE=1 STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=dmdas STARPU_NCUDA=1)"
+  echo "# commit $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || cat "$bundle/commit.txt" 2>/dev/null || echo unknown)"
+  echo "# command: CALIB_CASES='${CALIB_CASES:-}' CALIB_MODES='${CALIB_MODES:-}' CALIB_BUDGET_S=${CALIB_BUDGET_S:-} sim/calibrate.sh $* (STARPU_CALIBRATE=1 STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_SCHED=dmdas STARPU_NCUDA=1)"
   echo "# date: $(date -u +%FT%TZ)"
   nvidia-smi -L 2>/dev/null | sed 's/^/# /'
 } > "$models/HEAD"
@@ -52,13 +56,17 @@ case_run() {
   echo "$app $n^3 tiles $tiles $mode: rc $rc, median ${med:-?} ms, $((SECONDS - t0)) s" | tee -a "$models/HEAD"
 }
 
-for mode in overlap bulk; do
-  for tiles in 1 2 4 8; do
-    case_run mhd 256 "$tiles" "$mode"
-    case_run mhd 512 "$tiles" "$mode"
-  done
-  for tiles in 1 2 4; do
-    case_run ch 512 "$tiles" "$mode"
+budget=${CALIB_BUDGET_S:-0}
+for mode in ${CALIB_MODES:-overlap bulk}; do
+  for c in ${CALIB_CASES:-mhd:256:1,2,4,8 mhd:512:1,2,4,8 ch:512:1,2,4}; do
+    IFS=: read -r app n tl <<< "$c"
+    for tiles in ${tl//,/ }; do
+      if [ "$budget" -gt 0 ] && [ "$SECONDS" -ge "$budget" ]; then
+        echo "$app $n^3 tiles $tiles $mode: skipped (CALIB_BUDGET_S=$budget spent)" | tee -a "$models/HEAD"
+        continue
+      fi
+      case_run "$app" "$n" "$tiles" "$mode"
+    done
   done
 done
 cp -r "$STARPU_HOME/.starpu/sampling" "$models/"
