@@ -53,4 +53,6 @@ EOF
 else
   echo "no CUDA-aware Open MPI at $ompi (scripts/install-cuda-mpi.sh builds it): not packed" >&2
 fi
+# the commit built, for result headers on a host where the tree has no .git (sim/calibrate.sh)
+git rev-parse --short HEAD > .gpu-bundle/commit.txt 2>/dev/null || echo unknown > .gpu-bundle/commit.txt
 du -sh .gpu-bundle
