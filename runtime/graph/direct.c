@@ -36,9 +36,16 @@
 #include "error.h"
 #include "sim.h"
 
-struct xfer_arg_s; /* one message (below) */
-static void xfer_done(struct xfer_arg_s *a);
-static struct xfer_arg_s **xfer_next(struct xfer_arg_s *a);
+/* One message: an acquisition of `buf` on `node`, released when its request completes (below). */
+typedef struct xfer_arg_s {
+  MPI_Comm comm;
+  starpu_data_handle_t buf;
+  unsigned node;
+  int dev; /* CUDA device of node, -1 for main RAM */
+  int peer, tag, send;
+  struct xfer_arg_s *next; /* in a list of completed messages */
+} xfer_arg;
+static void xfer_done(xfer_arg *a);
 
 /* ---- progress: the requests in flight, each with its message --------------------------------- */
 static struct {
@@ -50,8 +57,8 @@ static struct {
   int hook; /* CPU workers' idle hook (-1: none) */
   int n, cap;
   MPI_Request *req;
-  int *done;               /* MPI_Testsome's indices */
-  struct xfer_arg_s **msg; /* the message each request belongs to */
+  int *done;      /* MPI_Testsome's indices */
+  xfer_arg **msg; /* the message each request belongs to */
 } pe = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .hook = -1};
 
 /* A CUDA-aware MPI calls the CUDA driver API on device buffers (IPC handles, events), which
@@ -70,16 +77,16 @@ static int use_device(int dev) {
 
 /* One MPI_Testsome over the requests in flight (pe.lock held): drops the completed ones and
  * returns their messages as a list, to be finished (finish_all) once the lock is released. */
-static struct xfer_arg_s *poll_locked(void) {
+static xfer_arg *poll_locked(void) {
   int ndone = 0;
   if (MPI_Testsome(pe.n, pe.req, &ndone, pe.done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
     fprintf(stderr, "tessera: MPI_Testsome on the halo messages failed\n");
     tess_abort(1);
   }
   if (ndone == MPI_UNDEFINED || ndone == 0) return NULL;
-  struct xfer_arg_s *list = NULL;
+  xfer_arg *list = NULL;
   for (int i = ndone - 1; i >= 0; i--) { /* the list in completion order */
-    *xfer_next(pe.msg[pe.done[i]]) = list;
+    pe.msg[pe.done[i]]->next = list;
     list = pe.msg[pe.done[i]];
     pe.msg[pe.done[i]] = NULL;
   }
@@ -93,10 +100,10 @@ static struct xfer_arg_s *poll_locked(void) {
   return list;
 }
 
-static int finish_all(struct xfer_arg_s *list) { /* may start other tasks: outside the lock */
+static int finish_all(xfer_arg *list) { /* may start other tasks: outside the lock */
   int n = 0;
-  for (struct xfer_arg_s *next; list; list = next, n++) {
-    next = *xfer_next(list);
+  for (xfer_arg *next; list; list = next, n++) {
+    next = list->next;
     xfer_done(list);
   }
   return n;
@@ -113,7 +120,7 @@ static void *progress_loop(void *unused) {
       pthread_cond_wait(&pe.cond, &pe.lock);
       continue;
     }
-    struct xfer_arg_s *list = poll_locked();
+    xfer_arg *list = poll_locked();
     const int hooked = pe.hook >= 0;
     pthread_mutex_unlock(&pe.lock);
     if (finish_all(list))
@@ -134,7 +141,7 @@ static void *progress_loop(void *unused) {
  * where a woken progress thread may wait for the spinning worker's time slice. */
 static unsigned idle_poll(void *unused) {
   (void)unused;
-  struct xfer_arg_s *list = NULL;
+  xfer_arg *list = NULL;
   if (!pthread_mutex_trylock(&pe.lock)) { /* else someone is polling */
     list = pe.n ? poll_locked() : NULL;
     pthread_mutex_unlock(&pe.lock);
@@ -143,7 +150,7 @@ static unsigned idle_poll(void *unused) {
   return 1;
 }
 
-static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
+static void progress_add(MPI_Request req, xfer_arg *msg, int dev) {
   pthread_mutex_lock(&pe.lock);
   if (!pe.started) {
     pe.stop = 0;
@@ -160,7 +167,7 @@ static void progress_add(MPI_Request req, struct xfer_arg_s *msg, int dev) {
     if (r) pe.req = r;
     int *d = r ? realloc(pe.done, (size_t)cap * sizeof *d) : NULL;
     if (d) pe.done = d;
-    struct xfer_arg_s **t = d ? realloc(pe.msg, (size_t)cap * sizeof *t) : NULL;
+    xfer_arg **t = d ? realloc(pe.msg, (size_t)cap * sizeof *t) : NULL;
     if (!t) {
       fprintf(stderr, "tessera: out of memory for halo requests\n");
       tess_abort(1);
@@ -194,15 +201,6 @@ void tess_direct_shutdown(void) {
 
 /* ---- one message: an acquisition of the buffer on its tile's node, released when done ----------
  */
-typedef struct xfer_arg_s {
-  MPI_Comm comm;
-  starpu_data_handle_t buf;
-  unsigned node;
-  int dev; /* CUDA device of node, -1 for main RAM */
-  int peer, tag, send;
-  struct xfer_arg_s *next; /* in a list of completed messages */
-} xfer_arg;
-
 /* StarPU calls this when the buffer is ready on `node` in the requested mode: after the pack
  * that fills it (send) or after the unpack that last read it (receive). */
 static void xfer_post(void *arg) {
@@ -230,10 +228,8 @@ static void xfer_post(void *arg) {
   progress_add(req, a, a->dev);
 }
 
-static struct xfer_arg_s **xfer_next(struct xfer_arg_s *a) { return &a->next; }
-
 /* Once the request completed (the progress thread, or an idle CPU worker). */
-static void xfer_done(struct xfer_arg_s *a) {
+static void xfer_done(xfer_arg *a) {
   starpu_data_release_on_node(a->buf, (int)a->node);
   free(a);
 }
