@@ -326,8 +326,8 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
                  p[0], p[1], p[2], axis_name[i], sim->n[i], axis_name[i], p[i]);
       sim->P[i] = p[i];
     }
-  } else if (tess_decomp_procs_walls(sim->n, sim->nranks, radius, sim->periodic, sim->gpu_cut,
-                                     sim->P) != 0) {
+  } else if (tess_decomp_procs_walls(sim->n, sim->nranks, radius, sim->periodic, 1, sim->P) !=
+             0) { /* every rank's block cut z first, then y: its x halos cost most (decomp.c) */
     return TESS_ERROR(
         TESS_ERR_ARG,
         "grid %s cannot be divided evenly over %d ranks (no process grid p0*p1*p2 = %d "

@@ -118,7 +118,7 @@ struct tess_sim_s {
 
   /* decided at setup */
   int ghost[3]; /* ghost width per axis: the widest field halo on that axis (program.c) */
-  int gpu_cut;  /* grids cut for GPU tiles (decomp.h), the same on every rank */
+  int gpu_cut;  /* tile grids cut for GPU tiles (decomp.h), the same on every rank */
   int P[3], T[3], G[3];
   int tn[3];  /* owned extent of a tile */
   int dim[3]; /* padded tile extent */

@@ -30,7 +30,11 @@ typedef enum { TESS_COST_PROCS, TESS_COST_TILES } tess_cost_kind;
  * their halos are rows of r elements. The weights are the MHD kernel's time per cell on such slabs
  * (one H100, 256^2 x 3 slabs, fp64: x 0.99, y 0.46-0.61, z 0.27 ns; bench/results/
  * 2026-11-25-h100-mhd-kernel-floor.txt); on 4 H200s the z-first cut made MHD 512^3 1.22x and
- * CH 512^3 2.6x faster than the paper's 2x2x1 (2026-11-27-h200x4-zcut.txt). */
+ * CH 512^3 2.6x faster than the paper's 2x2x1 (2026-11-27-h200x4-zcut.txt). CPU ranks' blocks
+ * are cut the same way: their x halos are also rows of r elements, a cache line each to pack
+ * and unpack; on 16 cores, heat 128^3 and 256^3, 16 ranks of one worker ran 0.70-0.87x the time
+ * on 1x4x4 as on the paper's 4x2x2, and 8 ranks of two 0.54-0.82x on 1x2x4 as on 2x2x2
+ * (2026-12-06-h100-cpu-procs.csv). CPU tiles within a rank keep the paper's cut (not measured). */
 static const int64_t gpu_axis_weight[3] = {4, 2, 1};
 
 /* Cells of one block, with each axis extended by ext[i]. */
