@@ -400,6 +400,7 @@ tess_err tess_finalize(void) {
   if (started_starpu) {
     tess_direct_shutdown(); /* no halo message is in flight once every sim is destroyed */
     starpu_mpi_shutdown();  /* writes each rank's FxT file */
+    tess_comm_pool_free();  /* the simulations' communicators StarPU-MPI knew (comms.c) */
     tess_task_models_free();
     started_starpu = 0;
   }

@@ -20,7 +20,11 @@ tess_err tess_sim_create(MPI_Comm comm, const int n[3], tess_sim_t *out) {
                axis_name[i], n[i]);
   tess_sim_t sim = calloc(1, sizeof *sim);
   TESS_CHECK(sim, TESS_ERR_MEM, "cannot allocate a simulation");
-  TESS_MPI_CALL(MPI_Comm_dup(comm, &sim->comm));
+  const tess_err e = tess_comm_take(comm, &sim->comm);
+  if (e) {
+    free(sim);
+    return e;
+  }
   MPI_Comm_rank(sim->comm, &sim->rank);
   MPI_Comm_size(sim->comm, &sim->nranks);
   for (int i = 0; i < 3; i++) {
@@ -593,7 +597,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
   tess_boundary_free(sim);
   tess_names_free(sim);
   pthread_mutex_destroy(&sim->log_lock);
-  MPI_Comm_free(&sim->comm);
+  tess_comm_give(&sim->comm, sim->is_setup && sim->nranks > 1);
   free(sim);
   *psim = NULL;
 }

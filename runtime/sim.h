@@ -230,6 +230,12 @@ void tess_task_spec_add_own(tess_task_spec *spec, const tess_storage *st, uint32
                             enum starpu_data_access_mode m);
 tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index);
 void tess_task_models_free(void); /* after starpu_shutdown */
+/* A simulation's communicator (comms.c): a duplicate of parent, or one a simulation on the same
+ * ranks gave back; given back with starpu_mpi_used when StarPU-MPI may have carried its halos, and
+ * freed then only by tess_comm_pool_free, after starpu_mpi_shutdown. */
+tess_err tess_comm_take(MPI_Comm parent, MPI_Comm *out);
+void tess_comm_give(MPI_Comm *comm, int starpu_mpi_used);
+void tess_comm_pool_free(void);
 tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h);
 /* A task being built from several stage blocks (tasks.c: a lone tile's run in one task). */
 typedef struct {
