@@ -131,7 +131,7 @@ struct tess_sim_s {
   long step;
   long ntasks;           /* tasks submitted (tasks.c), for the run's log line */
   tess_halo_counts halo; /* halo.c counts messages, packs, unpacks; step.c steps and tasks */
-  double t0;             /* wall-clock origin for the task log */
+  double t0;             /* the task log's origin, on StarPU's clock (s) */
 
   struct tess_names *names; /* interned task names (names.c) */
 

@@ -100,6 +100,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           .choices = TESS_MPI_DIRECT_CHOICES),
       OPT("runtime.profile", TESS_OPT_BOOL, profile, "profile",
           "StarPU's worker and bus summaries at the end"),
+      OPT("debug.task_log", TESS_OPT_STRING, task_log, "task-log",
+          "write each rank's tasks of the last chunk of steps (kind, tile, stage, step, start, "
+          "end, worker) to FILE.<rank>"),
   };
   return tess_config_add(cfg, opts, sizeof opts / sizeof opts[0]);
 }

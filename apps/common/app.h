@@ -43,27 +43,28 @@ int tess_simgrid_app_main(int argc, char **argv);
 
 /* The settings every app has, by section. */
 typedef struct {
-  int n[3];                    /* grid.n */
-  char periodic[8];            /* grid.periodic: a subset of xyz, or none */
-  long steps;                  /* run.steps: the step to stop at */
-  int warmup;                  /* run.warmup: steps before the timed chunks */
-  int check_every;             /* run.check_every: finite checks (0: at outputs only) */
-  char dir[TESS_APP_PATH];     /* output.dir */
-  int every;                   /* output.every: progress lines */
-  int snapshot_every;          /* output.snapshot_every */
-  char snapshot_vars[256];     /* output.snapshot_vars: "all" or names, comma-separated */
-  char dump[TESS_APP_PATH];    /* output.dump: final variables, raw float64 (tests) */
-  int checkpoint_every;        /* checkpoint.every */
-  int checkpoint_keep;         /* checkpoint.keep */
-  char restart[TESS_APP_PATH]; /* checkpoint.restart: a file, "latest" or "" */
-  char mode[16], device[16];   /* runtime.mode, runtime.device */
-  char precision[16];          /* runtime.precision */
-  int tiles, procs[3];         /* runtime.tiles, runtime.procs */
-  char trace[TESS_APP_PATH];   /* runtime.trace */
-  char log[8], topo[8];        /* runtime.log, runtime.topo */
-  char mpi_direct[8];          /* runtime.mpi_direct */
-  int profile;                 /* runtime.profile */
-  int dry_run;                 /* run.dry_run: check the settings, start and write nothing */
+  int n[3];                     /* grid.n */
+  char periodic[8];             /* grid.periodic: a subset of xyz, or none */
+  long steps;                   /* run.steps: the step to stop at */
+  int warmup;                   /* run.warmup: steps before the timed chunks */
+  int check_every;              /* run.check_every: finite checks (0: at outputs only) */
+  char dir[TESS_APP_PATH];      /* output.dir */
+  int every;                    /* output.every: progress lines */
+  int snapshot_every;           /* output.snapshot_every */
+  char snapshot_vars[256];      /* output.snapshot_vars: "all" or names, comma-separated */
+  char dump[TESS_APP_PATH];     /* output.dump: final variables, raw float64 (tests) */
+  int checkpoint_every;         /* checkpoint.every */
+  int checkpoint_keep;          /* checkpoint.keep */
+  char restart[TESS_APP_PATH];  /* checkpoint.restart: a file, "latest" or "" */
+  char mode[16], device[16];    /* runtime.mode, runtime.device */
+  char precision[16];           /* runtime.precision */
+  int tiles, procs[3];          /* runtime.tiles, runtime.procs */
+  char trace[TESS_APP_PATH];    /* runtime.trace */
+  char log[8], topo[8];         /* runtime.log, runtime.topo */
+  char mpi_direct[8];           /* runtime.mpi_direct */
+  int profile;                  /* runtime.profile */
+  char task_log[TESS_APP_PATH]; /* debug.task_log: "" or a path prefix (FILE.<rank>) */
+  int dry_run;                  /* run.dry_run: check the settings, start and write nothing */
   const char *vars; /* not a setting: the app's variables as its loop names them ("E,H") */
 } tess_app_settings;
 

@@ -9,6 +9,7 @@
  * Chunks end at every step where the settings want something, so all of it happens between
  * tess_sim_run calls, outside the timed region; only chunks after run.warmup are timed.
  */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <signal.h>
@@ -156,6 +157,32 @@ static int dump(run_state *r) {
   return ok ? 0 : -1;
 }
 
+/* debug.task_log: this rank's tasks of the last tess_sim_run call to "<prefix>.<rank>", written
+ * beside and renamed into place, so a file by that name is complete. */
+static int write_task_log(const tess_app *app, tess_sim_t sim) {
+  char path[TESS_APP_PATH + 16], tmp[TESS_APP_PATH + 24];
+  snprintf(path, sizeof path, "%s.%d", app->s.task_log, tess_rank());
+  snprintf(tmp, sizeof tmp, "%s.partial", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "%s: cannot write the task log '%s': %s\n", app->prog, tmp, strerror(errno));
+    return -1;
+  }
+  size_t nrec = 0;
+  const tess_task_record *rec = tess_sim_task_log(sim, &nrec);
+  fprintf(f, "kind,tile,dir,dirs,stage,step,t_end,t_start,worker\n");
+  for (size_t i = 0; i < nrec; i++)
+    fprintf(f, "%s,%d,%d,0x%07x,%d,%ld,%.9f,%.9f,%d\n", tess_task_kind_name(rec[i].kind),
+            rec[i].tile, rec[i].dir, rec[i].dirs, rec[i].stage, rec[i].step, rec[i].t_end,
+            rec[i].t_start, rec[i].worker);
+  if (fclose(f) || rename(tmp, path)) {
+    fprintf(stderr, "%s: cannot write the task log '%s': %s\n", app->prog, path, strerror(errno));
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
 static int next_multiple(long step, int every, int chunk) {
   if (every <= 0) return chunk;
   const long left = every - step % every;
@@ -214,6 +241,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
     app->agreed = -1;
     goto done;
   }
+  if (s->task_log[0]) tess_sim_set_task_log(sim, 1);
   const long start = tess_sim_step(sim);
   const size_t cells = (size_t)s->n[0] * s->n[1] * s->n[2];
   int nchunks = 0, cap = 0;
@@ -309,6 +337,7 @@ int tess_app_run(tess_app *app, tess_sim_t sim, const tess_app_loop *loop) {
            med, p90, nchunks, CHUNK, s->warmup, 1e6 * med / (double)cells);
   }
   if (s->dump[0] && dump(&r)) goto done;
+  if (s->task_log[0] && write_task_log(app, sim)) goto done;
   err = 0;
 done:
   free(chunk_ms);

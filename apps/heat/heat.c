@@ -34,10 +34,9 @@
 typedef struct {
   int order, wave, check;
   double kappa, length, amp, dt, cfl;
-  char task_log[TESS_APP_PATH]; /* debug.task_log: "" or a path prefix (FILE.<rank>) */
-  char delay[64];               /* debug.delay: "" or "TILE,DIR,SECONDS" */
-  char bc_u[256];               /* boundary.u: conditions at the physical faces */
-  const int *n;                 /* the grid (app settings) */
+  char delay[64]; /* debug.delay: "" or "TILE,DIR,SECONDS" */
+  char bc_u[256]; /* boundary.u: conditions at the physical faces */
+  const int *n;   /* the grid (app settings) */
   /* per axis, from grid.periodic and boundary.u (derive): the initial mode, one of the Laplacian's
    * eigenfunctions with those conditions, and its wavenumber */
   int shape[3];
@@ -193,24 +192,6 @@ static tess_err progress(void *ctx, tess_sim_t sim, double rate, double eta) {
   return TESS_OK;
 }
 
-/* Each rank's task completion log to "<prefix>.<rank>". */
-static int write_task_log(tess_sim_t sim, const char *prefix) {
-  char path[TESS_APP_PATH + 16];
-  snprintf(path, sizeof path, "%s.%d", prefix, tess_rank());
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, PROG ": cannot write task log '%s'\n", path);
-    return -1;
-  }
-  size_t nrec = 0;
-  const tess_task_record *rec = tess_sim_task_log(sim, &nrec);
-  fprintf(f, "kind,tile,dir,dirs,stage,step,t_end\n");
-  for (size_t i = 0; i < nrec; i++)
-    fprintf(f, "%s,%d,%d,0x%07x,%d,%ld,%.9f\n", tess_task_kind_name(rec[i].kind), rec[i].tile,
-            rec[i].dir, rec[i].dirs, rec[i].stage, rec[i].step, rec[i].t_end);
-  return fclose(f) ? -1 : 0;
-}
-
 /* --check: the final field against the analytic solutions, printed on rank 0. Collective. */
 static int check(const heat_opts *o, const heat_derived *d, tess_sim_t sim, int u, int root) {
   const int *n = o->n;
@@ -282,7 +263,6 @@ static int run(tess_app *app, void *ctx) {
   if (d.delay_tile >= 0) CALL(tess_sim_debug_delay(sim, d.delay_tile, d.delay_dir, d.delay_s));
   CALL(tess_sim_setup(sim));
   tess_sim_describe(sim);
-  if (o->task_log[0]) CALL(tess_sim_set_task_log(sim, 1));
   if (!app->s.restart[0]) CALL(tess_sim_fill(sim, h.u, sine_init, o));
   if (h.root)
     printf("dt %.6e (stability limit %.6e), %ld steps, order %d\n", d.dt, d.dt_max, app->s.steps,
@@ -304,7 +284,6 @@ static int run(tess_app *app, void *ctx) {
                               .restart_may_change = "run.dt,run.cfl",
                               .dt_limit = dt_limit};
   CALL(tess_app_run(app, sim, &loop));
-  if (o->task_log[0] && write_task_log(sim, o->task_log)) goto done;
   if (o->check && check(o, &d, sim, h.u, h.root)) goto done;
   err = 0;
 done:
@@ -349,8 +328,6 @@ int main(int argc, char **argv) {
                             "face:kind(value),... with faces x-, x+, y-, y+, z-, z+, x, y, z, all "
                             "and kinds dirichlet(v), neumann(g), symmetric, antisymmetric, outflow "
                             "(docs/boundaries.md)"),
-      TESS_OPT_STRING_ENTRY("debug.task_log", o.task_log, "task-log",
-                            "write each rank's task completion log to FILE.<rank> (tests)"),
       TESS_OPT_STRING_ENTRY("debug.delay", o.delay, "delay",
                             "TILE,DIR,SECONDS: hold halo direction DIR of tile TILE back (tests)"),
   };

@@ -34,7 +34,8 @@ tess_err tess_comm_take(MPI_Comm parent, MPI_Comm *out) {
     MPI_Comm_compare(parent, pool.comm[i], &same);
     if (same != MPI_CONGRUENT) continue;
     *out = pool.comm[i];
-    for (int k = i + 1; k < pool.n; k++) pool.comm[k - 1] = pool.comm[k]; /* keep the order */
+    for (int k = i + 1; k < pool.n; k++)
+      pool.comm[k - 1] = pool.comm[k]; /* keep the order */
     pool.n--;
     pthread_mutex_unlock(&pool.lock);
     return TESS_OK;
@@ -69,7 +70,8 @@ void tess_comm_give(MPI_Comm *comm, int starpu_mpi_used) {
 
 void tess_comm_pool_free(void) {
   pthread_mutex_lock(&pool.lock);
-  for (int i = 0; i < pool.n; i++) MPI_Comm_free(&pool.comm[i]);
+  for (int i = 0; i < pool.n; i++)
+    MPI_Comm_free(&pool.comm[i]);
   free(pool.comm);
   pool.comm = NULL;
   pool.n = pool.cap = 0;

@@ -106,6 +106,8 @@ tess_err tess_sim_halo_counts(const tess_sim_t sim, tess_halo_counts *counts) {
 
 tess_err tess_sim_set_task_log(tess_sim_t sim, int on) {
   sim->log_on = on;
+  /* the tasks' start times and workers (tasks.c); for the whole process from here on */
+  if (on) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   return TESS_OK;
 }
 

@@ -9,6 +9,7 @@
  * only run on workers of the memory node its storage lives on; stage_check() checks that on
  * every call.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -298,10 +299,19 @@ typedef struct {
   tess_task_record rec;
 } log_arg;
 
+static double seconds(struct timespec ts) { return starpu_timing_timespec_to_us(&ts) * 1e-6; }
+
+/* The task's callback: its times from StarPU's profiling record (start and end of the kernel),
+ * else the callback's own time, after the task released its data. */
 static void log_done(void *arg) {
   log_arg *a = arg;
   tess_sim_t sim = a->sim;
-  a->rec.t_end = tess_now() - sim->t0;
+  const struct starpu_task *task = starpu_task_get_current();
+  const struct starpu_profiling_task_info *pi = task ? task->profiling_info : NULL;
+  const int timed = pi && pi->end_time.tv_sec + pi->end_time.tv_nsec > 0;
+  a->rec.t_end = (timed ? seconds(pi->end_time) : starpu_timing_now() * 1e-6) - sim->t0;
+  a->rec.t_start = timed ? seconds(pi->start_time) - sim->t0 : (double)NAN;
+  a->rec.worker = timed ? pi->workerid : starpu_worker_get_id();
   pthread_mutex_lock(&sim->log_lock);
   if (sim->log_len == sim->log_cap) {
     size_t cap = sim->log_cap ? 2 * sim->log_cap : 1024;
@@ -373,8 +383,9 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
     log_arg *a = malloc(sizeof *a);
     TESS_CHECK(a, TESS_ERR_MEM, "cannot allocate a log record");
     a->sim = sim;
-    a->rec = (tess_task_record){spec->kind,  spec->log_tile, spec->dir, spec->dirs,
-                                spec->stage, sim->step,      0};
+    a->rec = (tess_task_record){spec->kind, spec->log_tile, spec->dir,
+                                spec->dirs, spec->stage,    sim->step,
+                                0,          (double)NAN,    -1};
     t->callback_func = log_done;
     t->callback_arg = a;
     t->callback_arg_free = 1;

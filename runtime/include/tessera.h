@@ -305,8 +305,9 @@ const char *tess_task_kind_name(tess_task_kind k);
  * indices 0..26, see tess_dir_index): an inner or outer task updates the owned segments in
  * `dirs` (bit 13 = (0,0,0) = the inner segment; segment d is the owned cells next to halo d);
  * a pack, unpack or copy moves the halo directions in `dirs` of the receiving tile. dir is the
- * one direction that names the task (13 for the task that waits on no remote halo); t_end in
- * seconds since setup. */
+ * one direction that names the task (13 for the task that waits on no remote halo); times in
+ * seconds since setup, on StarPU's clock (simulated time in the SimGrid build); t_start and the
+ * worker from StarPU's profiling, which tess_sim_set_task_log turns on. */
 typedef struct {
   tess_task_kind kind;
   int tile;      /* global tile id (pack: the sending tile) */
@@ -315,6 +316,8 @@ typedef struct {
   int stage;     /* index of the stage in the program */
   long step;
   double t_end;
+  double t_start; /* when the kernel began (NaN: StarPU recorded none) */
+  int worker;     /* StarPU's worker id (starpu_worker_get_name names it) */
 } tess_task_record;
 
 tess_err tess_sim_set_task_log(tess_sim_t sim, int on);
