@@ -518,9 +518,11 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   TESS_CALL(tess_plan_check_writers(sim));
   tess_stage_periodic(sim);
   TESS_CALL(check_memory(sim));
-  for (int l = 0; l < sim->ntiles; l++)
+  for (int l = 0; l < sim->ntiles; l++) {
     for (int f = 0; f < sim->nfields; f++)
       TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
+    starpu_void_data_register(&sim->tile[l].pack_token);
+  }
   sim->t0 = starpu_timing_now() * 1e-6; /* the task log's clock (tasks.c) */
   sim->is_setup = 1;
   tess_log(TESS_LOG_INFO,
@@ -584,6 +586,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
         starpu_free_on_node(t->node, (uintptr_t)st->base,
                             tess_sim_storage_bytes(sim, sim->field[f].nc));
     }
+    if (t->pack_token) starpu_data_unregister(t->pack_token);
     free(t->workers);
   }
   tess_plan_release(sim);

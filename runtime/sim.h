@@ -82,6 +82,10 @@ typedef struct {
   uint32_t *workers; /* bitmap of the workers allowed to run this tile's tasks */
   unsigned workers_len;
   tess_storage slot[TESS_MAX_FIELDS];
+  /* a token the tile's pack writes and its inner class reads, so that the pack runs first
+   * (tess_submit_compute); packed: the tile has a pack in the stage being submitted */
+  starpu_data_handle_t pack_token;
+  int packed;
 } tess_tile;
 
 typedef struct {

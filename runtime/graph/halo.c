@@ -378,6 +378,8 @@ static tess_err submit_pack(tess_sim_t sim, const tess_op *op, int op_index, tes
     tess_task_spec_add(&spec, snd[i].buf, STARPU_W);
   for (int i = 0; i < count; i++)
     add_source_tokens(sim, op, snd[i].l, &spec);
+  if (!n->packed) tess_task_spec_add(&spec, n->pack_token, STARPU_W); /* the first pack */
+  n->packed = 1;
   sim->halo.packs++;
   return tess_task_submit(sim, &spec);
 }
@@ -405,8 +407,8 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
     int last = first;
     uint32_t classes = 0;
     while (last < count &&
-           (last - first + 1) + pack_tokens(op, classes | snd[last].l->src_classes) <=
-               STARPU_NMAXBUFS)
+           (last - first + 1) + 1 + pack_tokens(op, classes | snd[last].l->src_classes) <=
+               STARPU_NMAXBUFS) /* + 1: the tile's pack token */
       classes |= snd[last++].l->src_classes;
     if (last == first) last++; /* one link alone always fits (plan.c keeps links small) */
     TESS_CALL(submit_pack(sim, op, op_index, n, &snd[first], last - first));
@@ -440,9 +442,11 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
 }
 
 tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
-  for (int t = 0; t < sim->ntiles; t++)
+  for (int t = 0; t < sim->ntiles; t++) {
+    sim->tile[t].packed = 0;
     for (int k = 0; k < TESS_MAX_LINKS; k++)
       sim->tile[t].plan->host[k] = -1;
+  }
   if (!op->in_stale) return TESS_OK;
   long count; /* per link: its box moves (0: nothing to carry, no message, no task), elements */
   int nm;
