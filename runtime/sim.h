@@ -83,7 +83,8 @@ typedef struct {
   unsigned workers_len;
   tess_storage slot[TESS_MAX_FIELDS];
   /* a token the tile's pack writes and its inner class reads, so that the pack runs first
-   * (tess_submit_compute); packed: the tile has a pack in the stage being submitted */
+   * (sim->pack_first; tess_submit_compute); packed: the tile's pack of the stage being
+   * submitted writes it */
   starpu_data_handle_t pack_token;
   int packed;
 } tess_tile;
@@ -121,8 +122,10 @@ struct tess_sim_s {
   tess_op *op[TESS_MAX_OPS];
 
   /* decided at setup */
-  int ghost[3]; /* ghost width per axis: the widest field halo on that axis (program.c) */
-  int gpu_cut;  /* tile grids cut for GPU tiles (decomp.h), the same on every rank */
+  int ghost[3];   /* ghost width per axis: the widest field halo on that axis (program.c) */
+  int gpu_cut;    /* tile grids cut for GPU tiles (decomp.h), the same on every rank */
+  int pack_first; /* a tile's inner class waits for its pack (halo.c: the scheduler has no
+                   * priority order) */
   int P[3], T[3], G[3];
   int tn[3];  /* owned extent of a tile */
   int dim[3]; /* padded tile extent */

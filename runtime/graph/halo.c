@@ -378,8 +378,10 @@ static tess_err submit_pack(tess_sim_t sim, const tess_op *op, int op_index, tes
     tess_task_spec_add(&spec, snd[i].buf, STARPU_W);
   for (int i = 0; i < count; i++)
     add_source_tokens(sim, op, snd[i].l, &spec);
-  if (!n->packed) tess_task_spec_add(&spec, n->pack_token, STARPU_W); /* the first pack */
-  n->packed = 1;
+  if (sim->pack_first && !n->packed) { /* the tile's first pack of the stage */
+    tess_task_spec_add(&spec, n->pack_token, STARPU_W);
+    n->packed = 1;
+  }
   sim->halo.packs++;
   return tess_task_submit(sim, &spec);
 }
@@ -406,9 +408,9 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
   for (int first = 0; first < count;) {
     int last = first;
     uint32_t classes = 0;
-    while (last < count &&
-           (last - first + 1) + 1 + pack_tokens(op, classes | snd[last].l->src_classes) <=
-               STARPU_NMAXBUFS) /* + 1: the tile's pack token */
+    while (last < count && (last - first + 1) + sim->pack_first +
+                                   pack_tokens(op, classes | snd[last].l->src_classes) <=
+                               STARPU_NMAXBUFS) /* + the tile's pack token */
       classes |= snd[last++].l->src_classes;
     if (last == first) last++; /* one link alone always fits (plan.c keeps links small) */
     TESS_CALL(submit_pack(sim, op, op_index, n, &snd[first], last - first));
