@@ -467,9 +467,10 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   return TESS_OK;
 }
 
-/* Whether StarPU's scheduler keeps its queues in priority order, so that a tile's pack (priority
- * TESS_PRIO_HALO) runs before its inner class (TESS_PRIO_INNER) without being told. Where it does
- * not (dmda, eager, ...), the inner class waits for the pack (sim->pack_first): in a simulated
+/* Whether StarPU's scheduler is one of the priority-sorted ones, under which a tile's pack
+ * (priority TESS_PRIO_HALO) runs before its inner class (TESS_PRIO_INNER) without being told.
+ * Under the others (dmda and eager keep no priority order; lws), the inner class waits for the
+ * pack (sim->pack_first): in a simulated
  * 64-GPU run under dmda 18.8 -> 16.3 ms a step, and on 2 cores (lws) 2-8% faster; under dmdas,
  * Tessera's scheduler for GPU ranks, the dependency only added the pack's completion before the
  * inner class could start (simulated 64 GPUs 18.6 -> 18.8 ms). docs/simulation.md. */
