@@ -470,19 +470,15 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
 /* Whether StarPU's scheduler is one of the priority-sorted ones, under which a tile's pack
  * (priority TESS_PRIO_HALO) runs before its inner class (TESS_PRIO_INNER) without being told.
  * Under the others (dmda and eager keep no priority order; lws), the inner class waits for the
- * pack (sim->pack_first): in a simulated
- * 64-GPU run under dmda 18.8 -> 16.3 ms a step, and on 2 cores (lws) 2-8% faster; under dmdas,
- * Tessera's scheduler for GPU ranks, the dependency only added the pack's completion before the
- * inner class could start (simulated 64 GPUs 18.6 -> 18.8 ms). docs/simulation.md. */
+ * pack (sim->pack_first): a simulated 64-GPU run under dmda 18.8 -> 16.3 ms a step, and on 2
+ * cores (lws) 1.5-8.6% faster a round; under dmdas, Tessera's scheduler for GPU ranks, the
+ * dependency only added the pack's completion before the inner class could start (simulated 64
+ * GPUs 18.6 -> 18.8 ms). docs/simulation.md. */
 static int sched_orders_by_priority(void) {
   const struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(0); /* the global one */
   const char *name = p && p->policy_name ? p->policy_name : "";
-  const int yes = strstr(name, "prio") || !strcmp(name, "dmdas") || !strcmp(name, "dmdasd") ||
-                  !strcmp(name, "dmdap");
-  tess_log(TESS_LOG_INFO, "scheduler %s: %s", name,
-           yes ? "queues in priority order (packs first)"
-               : "a tile's inner class waits for its pack");
-  return yes;
+  return strstr(name, "prio") || !strcmp(name, "dmdas") || !strcmp(name, "dmdasd") ||
+         !strcmp(name, "dmdap");
 }
 
 tess_err tess_sim_setup(tess_sim_t sim) {
@@ -514,6 +510,9 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   TESS_CALL(place_tiles(sim));
   TESS_CALL(tess_direct_setup(sim));
   sim->pack_first = !sched_orders_by_priority();
+  tess_log(TESS_LOG_INFO, "scheduler: %s",
+           sim->pack_first ? "no priority order: a tile's inner class waits for its pack"
+                           : "queues in priority order (packs first)");
   for (int i = 0; sim->tile[0].cuda && i < sim->nops; i++) {
     const tess_kernel *k = sim->op[i]->kind == TESS_OP_STAGE ? sim->op[i]->stage.kernel : NULL;
     TESS_CHECK(!k || k->cuda, TESS_ERR_ARG,
