@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # task_log.sh MPIEXEC MHD — debug.task_log of an app other than heat: MHD 24^3 on 2 ranks, 4 steps
 # (one chunk). Each rank's file holds one record per task the run summary counted (tasks per step
-# and rank x steps), each with a worker and a start no later than its end.
+# and rank x steps), each with a worker and a start no later than its end; a prefix in a missing
+# directory is refused before the run, naming each rank's file.
 set -u
 mpiexec=$1 mhd=$2
 dir=$(mktemp -d)
@@ -23,6 +24,13 @@ done
 got=$(cat "$dir"/log.0 "$dir"/log.1 | grep -vc '^kind,')
 echo "records $got, run summary: $per_step tasks per step and rank x 4 steps x 2 ranks = $want"
 [ "$got" = "$want" ] || fail=1
-[ -z "$(ls "$dir" | grep partial)" ] || { echo "FAIL: a partial file is left"; fail=1; }
-[ $fail = 0 ] && echo "ok: task logs complete"
+[ -z "$(ls "$dir" | grep tmp)" ] || { echo "FAIL: a partial file is left"; fail=1; }
+# a prefix no rank can write to is refused before the run, by the rank that cannot write
+out=$("$mpiexec" -np 2 "$mhd" --grid 24,24,24 --steps 4 --every 0 --task-log "$dir/none/log" 2>&1)
+rc=$?
+if [ $rc = 0 ] || ! grep -q "debug.task_log: cannot write '$dir/none/log.1.tmp'" <<< "$out" ||
+   grep -q "tasks per step" <<< "$out"; then
+  echo "FAIL: a task log that cannot be written: rc $rc"; tail -4 <<< "$out"; fail=1
+fi
+[ $fail = 0 ] && echo "ok: task logs complete; an unwritable prefix refused before the run"
 exit $fail

@@ -248,7 +248,12 @@ int tess_app_start(tess_app *app, int *argc, char ***argv, int writes) {
   int ok = 1;
   if (app->root && writes) ok = tess_cli_output_dir(app->prog, s->dir) == 0;
   if (app->root && ok && s->dump[0]) ok = tess_cli_dump_check(app->prog, s->dump) == 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (ok && s->task_log[0]) { /* each rank writes its own, at the end: refused now, not then */
+    char path[TESS_APP_PATH + 16];
+    snprintf(path, sizeof path, "%s.%d", s->task_log, tess_rank());
+    ok = tess_cli_file_check(app->prog, "debug.task_log", path) == 0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) {
     app->agreed = -1; /* every rank knows (the broadcast): a clean end */
     return 1;

@@ -37,15 +37,19 @@ static int probe(const char *prog, const char *what, const char *path) {
   return 0;
 }
 
-int tess_cli_dump_check(const char *prog, const char *path) {
+int tess_cli_file_check(const char *prog, const char *what, const char *path) {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "%s: output.dump '%s' is a directory (give a file name)\n", prog, path);
+    fprintf(stderr, "%s: %s '%s' is a directory (give a file name)\n", prog, what, path);
     return -1;
   }
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  return probe(prog, "output.dump", tmp);
+  return probe(prog, what, tmp);
+}
+
+int tess_cli_dump_check(const char *prog, const char *path) {
+  return tess_cli_file_check(prog, "output.dump", path);
 }
 
 int tess_cli_output_dir(const char *prog, const char *dir) {

@@ -162,7 +162,7 @@ static int dump(run_state *r) {
 static int write_task_log(const tess_app *app, tess_sim_t sim) {
   char path[TESS_APP_PATH + 16], tmp[TESS_APP_PATH + 24];
   snprintf(path, sizeof path, "%s.%d", app->s.task_log, tess_rank());
-  snprintf(tmp, sizeof tmp, "%s.partial", path);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
     fprintf(stderr, "%s: cannot write the task log '%s': %s\n", app->prog, tmp, strerror(errno));
