@@ -2,13 +2,15 @@
  * variant of one cell source timed at N^3 and checked bitwise against the cell-by-cell launch
  * (itself checked against the CPU by scripts/gpu-verify.sh), on a ragged box too.
  *
- * Built as stencil_kernel_bench_heat / _ch (bench/CMakeLists.txt), or by hand:
- *   nvcc -O2 -std=c++17 -arch=sm_90 -fmad=false -DTESS_HAVE_CUDA -DBENCH_HEAT (or -DBENCH_CH)
+ * Built as stencil_kernel_bench_heat / _ch / _maxwell (bench/CMakeLists.txt), or by hand:
+ *   nvcc -O2 -std=c++17 -arch=sm_90 -fmad=false -DTESS_HAVE_CUDA -DBENCH_HEAT (_CH, _MAXWELL)
  *        -Icodelets -Iruntime/include -I<starpu include> bench/stencil_kernel_bench.cu -o skb
  *   skb N [FILTER]   one line per variant: kernel precision variant median_ms GB/s mismatches
  * FILTER: run only variants whose name contains it (for Nsight Compute). */
-#ifdef BENCH_HEAT
+#if defined(BENCH_HEAT)
 #define TESS_STENCIL_SOURCE "heat_cell.h"
+#elif defined(BENCH_MAXWELL)
+#define TESS_STENCIL_SOURCE "maxwell_cell.h"
 #else
 #define TESS_STENCIL_SOURCE "ch_cell.h"
 #endif
@@ -81,14 +83,20 @@ struct box {
   int dim[3], lo[3], n[3];
 };
 
+#ifdef BENCH_MAXWELL
+static const int NC = 6, WORDS = 18; /* a substep reads u, reads and writes out: 6 + 12 words */
+#else
+static const int NC = 1, WORDS = 0; /* 0: nin + 1 words a cell */
+#endif
+
 static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *const *in,
                                   void *out) {
   tess_stencil_plan p;
   memset(&p, 0, sizeof p);
-  p.nin = nin, p.nout = 1, p.nc = 1, p.sc = b.dim[0], p.prec = prec ? TESS_FP64 : TESS_FP32;
+  p.nin = nin, p.nout = 1, p.nc = NC, p.sc = b.dim[0], p.prec = prec ? TESS_FP64 : TESS_FP32;
   for (int a = 0; a < 3; a++)
     p.lo[a] = b.lo[a], p.n[a] = b.n[a], p.active[a] = 1;
-  p.pos[0] = 1, p.pos[1] = b.dim[0], p.pos[2] = (long long)b.dim[0] * b.dim[1];
+  p.pos[0] = 1, p.pos[1] = (long long)NC * b.dim[0], p.pos[2] = p.pos[1] * b.dim[1];
   for (int a = 0; a < 3; a++) {
     p.st[a] = p.pos[a];
     for (int f = 0; f < TESS_MAX_IO; f++) /* every field one component: one layout */
@@ -104,6 +112,12 @@ static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *c
   const double b6[4] = {-49.0 / 18.0, 3.0 / 2.0, -3.0 / 20.0, 1.0 / 90.0};
   for (int i = 0; i < 4; i++)
     p.k[HEAT_B + i] = b6[i];
+#elif defined(BENCH_MAXWELL)
+  p.k[MW_BETA] = 0.5, p.k[MW_GAP] = 0.3, p.k[MW_READ] = 1, p.k[MW_DT] = 0.01;
+  p.k[MW_CE] = 1.1, p.k[MW_CH] = -0.9;
+  for (int a = 0; a < 3; a++)
+    p.k[MW_IH + a] = 1.0 + 0.25 * a;
+  p.k[MW_A] = 3.0 / 4.0, p.k[MW_A + 1] = -3.0 / 20.0, p.k[MW_A + 2] = 1.0 / 60.0;
 #else
   p.k[CH_NEG_B] = -1.0, p.k[CH_U] = 1.0, p.k[CH_K] = 0.5, p.k[CH_COEF] = 0.01;
   p.k[CH_C0] = 0.25, p.k[CH_C1] = 0.75;
@@ -116,9 +130,10 @@ static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *c
 }
 
 /* Times v at box b (median of reps launches) and counts its elements differing from ref's. */
-static void run(const char *kern, const box &b, int prec, int nin, const variant *vs, int nv,
+template <int nv>
+static void run(const char *kern, const box &b, int prec, int nin, const variant (&vs)[nv],
                 const char *filter, int reps, bool time) {
-  const size_t n = (size_t)b.dim[0] * b.dim[1] * b.dim[2], w = prec ? 8 : 4;
+  const size_t n = (size_t)NC * b.dim[0] * b.dim[1] * b.dim[2], w = prec ? 8 : 4;
   void *in[2], *ref, *out;
   for (int f = 0; f < nin; f++) {
     CK(cudaMalloc(&in[f], n * w));
@@ -147,7 +162,7 @@ static void run(const char *kern, const box &b, int prec, int nin, const variant
     const double cells = (double)b.n[0] * b.n[1] * b.n[2];
     printf("%-9s %-6s %3dx%3dx%3d nin=%d %-22s %8.4f ms %7.1f GB/s  diff %llu\n", kern,
            prec ? "double" : "single", b.n[0], b.n[1], b.n[2], nin, vs[v].name, med,
-           time ? (nin + 1) * cells * w / (med * 1e6) : 0.0, diff);
+           time ? (WORDS ? WORDS : nin + 1) * cells * w / (med * 1e6) : 0.0, diff);
     fflush(stdout);
   }
   for (int f = 0; f < nin; f++)
@@ -181,13 +196,18 @@ static double copy_bw(size_t bytes) {
     "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                            \
         tess_stencil_launch_zk2<op, K, BX, BY, ZC, MB, D, false>                                   \
   }
+#define ZKN(op, K, BX, BY, ZC, MB)                                                                 \
+  {                                                                                                \
+    "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB,                                                    \
+        tess_stencil_launch_zk<op, 3, K, BX, BY, ZC, MB, 0, false, false, 6>                       \
+  }
 #define ZP2(op, BXT, BY, ZC, MB, D)                                                                \
   {                                                                                                \
     "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
         tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D, false>                                     \
   }
 
-#ifndef BENCH_HEAT
+#if !defined(BENCH_HEAT) && !defined(BENCH_MAXWELL)
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
   const dim3 zb(ZX, ZY, 1);
   const dim3 zg((unsigned)((p->n[0] + ZX - 1) / ZX), (unsigned)((p->n[1] + ZY - 1) / ZY),
@@ -197,28 +217,45 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 #endif
 
 /* the layer's shapes (tess_zk_shape), their neighbours, and K = 1 in the one-cell shapes the
- * layer used before (64 x 8 for radius 3, 256 x 2 for radius 1) */
+ * layer used before (64 x 8 for radius 3, 256 x 2 for radius 1); in float also more planes in
+ * flight (d10: 10 planes, too many for double's shared memory) */
 #define HEAT_VARIANTS(op, R)                                                                       \
-  {                                                                                                \
-    {"cells", tess_stencil_launch_cells<op, false>},                                               \
-        {"layer", tess_stencil_launch_one<op, R, false>}, ZK(op, R, 4, 128, 4, 64, 1, 0),          \
-        ZK(op, R, 4, 128, 4, 128, 1, 0), ZK(op, R, 4, 128, 4, 256, 1, 0),                          \
-        ZK(op, R, 4, 256, 2, 64, 1, 0), ZK(op, R, 4, 256, 2, 0, 1, 0),                             \
-        ZK(op, R, 2, 128, 8, 128, 1, 0), ZK(op, R, 4, 64, 8, 64, 1, 0),                            \
-        ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0),                              \
-        ZK(op, R, 1, 256, 2, 64, 2, 0)                                                             \
-  }
+  {"cells", tess_stencil_launch_cells<op, false>},                                                 \
+      {"layer", tess_stencil_launch_one<op, R, false>}, ZK(op, R, 4, 128, 4, 64, 1, 0),            \
+      ZK(op, R, 4, 128, 4, 128, 1, 0), ZK(op, R, 4, 128, 4, 256, 1, 0),                            \
+      ZK(op, R, 4, 256, 2, 64, 1, 0), ZK(op, R, 4, 256, 2, 0, 1, 0),                               \
+      ZK(op, R, 2, 128, 8, 128, 1, 0), ZK(op, R, 4, 64, 8, 64, 1, 0),                              \
+      ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0), ZK(op, R, 1, 256, 2, 64, 2, 0)
+#define HEAT_VARIANTS_F32(op, R)                                                                   \
+  HEAT_VARIANTS(op, R), ZK(op, R, 4, 128, 4, 256, 1, 10), ZK(op, R, 4, 256, 2, 0, 1, 10),          \
+      ZK(op, R, 4, 128, 2, 0, 2, 10), ZK(op, R, 8, 128, 2, 0, 1, 10),                              \
+      ZK(op, R, 8, 128, 2, 256, 1, 10)
 /* the layer's shapes (tess_zk2_shape in double, tess_zp2_shape in float), their neighbours, and
- * the pairs in the shape the layer used in double before (d8) */
+ * the pairs in the shape the layer used in double before (d8); in float also more planes in
+ * flight */
 #define CH_VARIANTS(op)                                                                            \
-  {                                                                                                \
-    {"cells", tess_stencil_launch_cells<op, false>}, {"zmarch-old", old_zmarch<op>},               \
-        {"layer", tess_stencil_launch_two<op, 2, false>}, ZK2(op, 4, 64, 8, 64, 1, 2),             \
-        ZK2(op, 4, 64, 4, 64, 2, 2), ZK2(op, 4, 128, 4, 128, 1, 2), ZK2(op, 4, 128, 4, 0, 1, 2),   \
-        ZK2(op, 4, 128, 4, 0, 1, 3), ZK2(op, 4, 256, 2, 0, 1, 2), ZK2(op, 2, 64, 8, 64, 2, 2),     \
-        ZK2(op, 1, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 8), ZP2(op, 32, 8, 64, 2, 3),           \
-        ZP2(op, 32, 16, 64, 1, 4)                                                                  \
-  }
+  {"cells", tess_stencil_launch_cells<op, false>}, {"zmarch-old", old_zmarch<op>},                 \
+      {"layer", tess_stencil_launch_two<op, 2, false>}, ZK2(op, 4, 64, 8, 64, 1, 2),               \
+      ZK2(op, 4, 64, 4, 64, 2, 2), ZK2(op, 4, 128, 4, 128, 1, 2), ZK2(op, 4, 128, 4, 0, 1, 2),     \
+      ZK2(op, 4, 128, 4, 0, 1, 3), ZK2(op, 4, 256, 2, 0, 1, 2), ZK2(op, 2, 64, 8, 64, 2, 2),       \
+      ZK2(op, 1, 32, 8, 64, 4, 2), ZP2(op, 32, 8, 64, 2, 8), ZP2(op, 32, 8, 64, 2, 3),             \
+      ZP2(op, 32, 16, 64, 1, 4)
+#define CH_VARIANTS_F32(op)                                                                        \
+  CH_VARIANTS(op), ZK2(op, 4, 128, 4, 0, 1, 5), ZK2(op, 4, 128, 4, 0, 1, 8),                       \
+      ZK2(op, 4, 256, 2, 0, 1, 5), ZK2(op, 4, 128, 2, 0, 2, 5), ZK2(op, 8, 128, 2, 0, 1, 5),       \
+      ZK2(op, 8, 64, 4, 0, 1, 8)
+
+/* Maxwell (six components, radius 3): the layer's shape (tess_zkn_shape: 32 x 8 one cell a
+ * thread, 1 block an SM in double, 2 in float) and its neighbours that fit in shared memory */
+#define MAXWELL_VARIANTS(op)                                                                       \
+  {"cells", tess_stencil_launch_cells<op, false>},                                                 \
+      {"layer", tess_stencil_launch_one<op, 3, false>}, ZKN(op, 1, 32, 8, 64, 1),                  \
+      ZKN(op, 1, 32, 8, 32, 1), ZKN(op, 1, 32, 8, 128, 1), ZKN(op, 1, 32, 8, 0, 1),                \
+      ZKN(op, 1, 16, 16, 64, 1), ZKN(op, 1, 32, 4, 64, 1), ZKN(op, 2, 32, 4, 64, 1),               \
+      ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2)
+#define MAXWELL_VARIANTS_F32(op)                                                                   \
+  MAXWELL_VARIANTS(op), ZKN(op, 1, 64, 8, 64, 1), ZKN(op, 1, 32, 16, 64, 1),                       \
+      ZKN(op, 2, 32, 8, 64, 1), ZKN(op, 1, 16, 16, 64, 2), ZKN(op, 1, 32, 4, 64, 3)
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;
@@ -230,42 +267,53 @@ int main(int argc, char **argv) {
   if (!filter)
     printf("copy %.1f GB/s (read + write, 1 GiB device to device)\n", copy_bw(1ull << 30));
 #ifdef BENCH_HEAT
-  const variant h6d[] = HEAT_VARIANTS(tess_op_heat6_f64, 3);
-  const variant h6s[] = HEAT_VARIANTS(tess_op_heat6_f32, 3);
-  const variant h2d[] = HEAT_VARIANTS(tess_op_heat2_f64, 1);
-  const variant h2s[] = HEAT_VARIANTS(tess_op_heat2_f32, 1);
-  const int nv = sizeof h6d / sizeof h6d[0];
+  const variant h6d[] = {HEAT_VARIANTS(tess_op_heat6_f64, 3)};
+  const variant h6s[] = {HEAT_VARIANTS_F32(tess_op_heat6_f32, 3)};
+  const variant h2d[] = {HEAT_VARIANTS(tess_op_heat2_f64, 1)};
+  const variant h2s[] = {HEAT_VARIANTS_F32(tess_op_heat2_f32, 1)};
   if (!filter) {
     for (const box &b : {rag, rae, rao}) {
-      run("heat6", b, 1, 1, h6d, nv, NULL, 0, false);
-      run("heat6", b, 0, 1, h6s, nv, NULL, 0, false);
-      run("heat2", b, 1, 1, h2d, nv, NULL, 0, false);
-      run("heat2", b, 0, 1, h2s, nv, NULL, 0, false);
+      run("heat6", b, 1, 1, h6d, NULL, 0, false);
+      run("heat6", b, 0, 1, h6s, NULL, 0, false);
+      run("heat2", b, 1, 1, h2d, NULL, 0, false);
+      run("heat2", b, 0, 1, h2s, NULL, 0, false);
     }
   }
-  run("heat6", big, 1, 1, h6d, nv, filter, 20, true);
-  run("heat6", big, 0, 1, h6s, nv, filter, 20, true);
-  run("heat2", big, 1, 1, h2d, nv, filter, 20, true);
-  run("heat2", big, 0, 1, h2s, nv, filter, 20, true);
+  run("heat6", big, 1, 1, h6d, filter, 20, true);
+  run("heat6", big, 0, 1, h6s, filter, 20, true);
+  run("heat2", big, 1, 1, h2d, filter, 20, true);
+  run("heat2", big, 0, 1, h2s, filter, 20, true);
+#elif defined(BENCH_MAXWELL)
+  const variant md[] = {MAXWELL_VARIANTS(tess_op_maxwell_rk3_f64)};
+  const variant ms[] = {MAXWELL_VARIANTS_F32(tess_op_maxwell_rk3_f32)};
+  const box mid = {{N / 2 + 6, N / 2 + 6, N / 2 + 6}, {3, 3, 3}, {N / 2, N / 2, N / 2}};
+  if (!filter)
+    for (const box &b : {rag, rae, rao}) {
+      run("maxwell", b, 1, 1, md, NULL, 0, false);
+      run("maxwell", b, 0, 1, ms, NULL, 0, false);
+    }
+  for (const box &b : {mid, big}) {
+    run("maxwell", b, 1, 1, md, filter, 20, true);
+    run("maxwell", b, 0, 1, ms, filter, 20, true);
+  }
 #else
-  const variant cd[] = CH_VARIANTS(tess_op_ch_fused_f64);
-  const variant cs[] = CH_VARIANTS(tess_op_ch_fused_f32);
+  const variant cd[] = {CH_VARIANTS(tess_op_ch_fused_f64)};
+  const variant cs[] = {CH_VARIANTS_F32(tess_op_ch_fused_f32)};
   const variant mud[] = {{"cells", tess_stencil_launch_cells<tess_op_ch_mu_f64, false>},
                          ZK(tess_op_ch_mu_f64, 1, 1, 32, 16, 64, 2, 0),
                          {"layer", tess_stencil_launch_one<tess_op_ch_mu_f64, 1, false>}};
-  const int nv = sizeof cd / sizeof cd[0];
   if (!filter) {
     for (const box &b : {rag, rae, rao}) {
-      run("ch_fused", b, 1, 1, cd, nv, NULL, 0, false);
-      run("ch_fused", b, 1, 2, cd, nv, NULL, 0, false);
-      run("ch_fused", b, 0, 1, cs, nv, NULL, 0, false);
-      run("ch_fused", b, 0, 2, cs, nv, NULL, 0, false);
-      run("ch_mu", b, 1, 1, mud, 3, NULL, 0, false);
+      run("ch_fused", b, 1, 1, cd, NULL, 0, false);
+      run("ch_fused", b, 1, 2, cd, NULL, 0, false);
+      run("ch_fused", b, 0, 1, cs, NULL, 0, false);
+      run("ch_fused", b, 0, 2, cs, NULL, 0, false);
+      run("ch_mu", b, 1, 1, mud, NULL, 0, false);
     }
   }
-  run("ch_fused", big, 1, 1, cd, nv, filter, 20, true);
-  run("ch_fused", big, 0, 1, cs, nv, filter, 20, true);
-  if (!filter) run("ch_fused", big, 1, 2, cd, nv, "layer", 20, true);
+  run("ch_fused", big, 1, 1, cd, filter, 20, true);
+  run("ch_fused", big, 0, 1, cs, filter, 20, true);
+  if (!filter) run("ch_fused", big, 1, 2, cd, "layer", 20, true);
 #endif
   return 0;
 }

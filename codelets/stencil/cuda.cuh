@@ -16,7 +16,9 @@
  *            along z in registers, and reads its column along y once for its K cells. The cell
  *            function reads them through the same accessors (cell.h's tess_ax): z offsets from
  *            the register queues, x and y offsets from registers loaded from the plane's slot,
- *            so one device read per cell.
+ *            so one device read per cell. A kernel line fixing NC > 1 components of its one
+ *            input (radius > 1: Maxwell's six) gets the same march with every component's plane
+ *            in the slots and queue in registers, one cell a thread (tess_zkn_shape).
  *   zk2      TESS_STENCIL2 of radius 2 in 3D, input 0 of one component staged (ch_fused): the
  *            same with a ring of 2; inner at the thread's own cells into register rings, at the
  *            block's one-cell ring from the shared slots, outer from those (outer may read
@@ -160,6 +162,15 @@ template <> struct tess_zk_shape<float, false> {
 template <typename T> struct tess_zk_shape<T, true> { /* radius 1 (heat order 2, ch_mu) */
   static constexpr int K = 4, BX = 256, BY = 2, MINB = 1, ZC = 64;
 };
+/* Several components (NC > 1, radius R > 1): one cell a thread, every component's planes in the
+ * slots (NC (R + 1 + D) planes of (BX + 2R) (BY + 2R) cells: 175 KiB for Maxwell's six in double).
+ */
+template <typename T> struct tess_zkn_shape {
+  static constexpr int K = 1, BX = 32, BY = 8, MINB = 1, ZC = 64;
+};
+template <> struct tess_zkn_shape<float> {
+  static constexpr int K = 1, BX = 32, BY = 8, MINB = 2, ZC = 64;
+};
 template <typename T>
 struct tess_zk2_shape { /* two levels (no bound on the planes a block walks) */
   static constexpr int K = 4, BX = 128, BY = 4, MINB = 1, ZC = 0, D = 2;
@@ -209,12 +220,13 @@ void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, 
   tess_stencil_check_launch();
 }
 
-template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR, bool WL>
+template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR, bool WL,
+          int NC = 1>
 void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
   typedef tess_flat<typename Op::T, BX, BY * K, R, BX * BY> G;
-  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
-  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL>, p,
-                                            bytes, 2 * R, stream);
+  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::WS * G::H;
+  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC>,
+                                            p, bytes, 2 * R, stream);
 }
 
 template <typename Op, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
@@ -240,20 +252,32 @@ void tess_stencil_launch_zp2(const tess_stencil_plan *p, void *stream) {
   tess_stencil_check_launch();
 }
 
-/* One-level kernels: the staged z-march for one input of one component, else cell by cell. */
+/* One-level kernels: the staged z-march for one input of one component, or of the kernel line's
+ * NC components (Op::NC, radius > 1: Maxwell), else cell by cell. */
 template <typename Op, int R, bool WR>
 void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
   typedef tess_zk_shape<typename Op::T, R == 1> Z;
-  if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
-    /* walls staged with the planes where no thread's own cells are ghosts (cuda_walls.cuh) */
-    if (!WR && p->nwall && p->n[1] % (Z::BY * Z::K) == 0)
-      tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, false, true>(p, stream);
-    else {
+  if constexpr (Op::NC > 1 && Op::NC <= 8 && R > 1)
+    if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, Op::NC)) {
+      typedef tess_zkn_shape<typename Op::T> N;
       if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
-      tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR, false>(p, stream);
+      tess_stencil_launch_zk<Op, R, N::K, N::BX, N::BY, N::ZC, N::MINB, 0, WR, false, Op::NC>(
+          p, stream);
+      return;
     }
-  } else
-    tess_stencil_launch_cells<Op, WR>(p, stream);
+  if constexpr (Op::NC <= 1) /* one component (or any): every kernel of one input but Maxwell */
+    if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
+      /* walls staged with the planes where no thread's own cells are ghosts (cuda_walls.cuh) */
+      if (!WR && p->nwall && p->n[1] % (Z::BY * Z::K) == 0)
+        tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, false, true>(p,
+                                                                                          stream);
+      else {
+        if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
+        tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, 0, WR, false>(p, stream);
+      }
+      return;
+    }
+  tess_stencil_launch_cells<Op, WR>(p, stream);
 }
 
 /* Two-level kernels: radius 2 staged (in float two cells a thread where the fields pair up),
@@ -286,10 +310,20 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
 
 } // namespace
 
-/* The pass's operation type: placing a cell and its cell function(s). */
-#define TESS_STENCIL_OP(nm)                                                                        \
+/* The kernel line's field options (tess_stencil_spec's, in its order) at compile time: NC, the
+ * components of input 0 when the line fixes them (0: any). */
+struct tess_spec_ct {
+  int nin_min = 0, nin_max = 0, nout = 0, nc = 0;
+  int in_nc[TESS_MAX_IO] = {}, out_nc[TESS_MAX_IO] = {};
+};
+constexpr int tess_spec_nc0(const tess_spec_ct &s) { return s.in_nc[0] ? s.in_nc[0] : s.nc; }
+
+/* The pass's operation type: placing a cell and its cell function(s); spec: the kernel line's
+ * options (__VA_ARGS__). */
+#define TESS_STENCIL_OP(nm, ...)                                                                   \
   typedef real T;                                                                                  \
   typedef tess_cell C;                                                                             \
+  static constexpr int NC = tess_spec_nc0(tess_spec_ct{__VA_ARGS__});                              \
   static __device__ __forceinline__ C at(const tess_stencil_plan *p, long long x, long long y,     \
                                          long long z) {                                            \
     return TESS_FN(tess_cell_at)(p, x, y, z);                                                      \
@@ -298,7 +332,7 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
 #define TESS_STENCIL(nm, shape_, radius_, cellfn, consts_, ...)                                    \
   namespace {                                                                                      \
   struct TESS_FN(tess_op_##nm) {                                                                   \
-    TESS_STENCIL_OP(nm)                                                                            \
+    TESS_STENCIL_OP(nm, __VA_ARGS__)                                                               \
     static __device__ __forceinline__ void cell(const C *c) { cellfn(c); }                         \
   };                                                                                               \
   }                                                                                                \
@@ -312,7 +346,7 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
 #define TESS_STENCIL2(nm, shape_, radius_, innerfn, outerfn, consts_, ...)                         \
   namespace {                                                                                      \
   struct TESS_FN(tess_op_##nm) {                                                                   \
-    TESS_STENCIL_OP(nm)                                                                            \
+    TESS_STENCIL_OP(nm, __VA_ARGS__)                                                               \
     static __device__ __forceinline__ T inner(const C *c) { return innerfn(c); }                   \
     static __device__ __forceinline__ void outer(const C *c, const T *m) { outerfn(c, m); }        \
     static __device__ __forceinline__ void cell(const C *c) {                                      \

@@ -10,7 +10,7 @@
 
 namespace {
 
-/* The one-level staged z-march (TESS_STENCIL in 3D, one input of one component), K cells a
+/* The one-level staged z-march (TESS_STENCIL in 3D, one input of NC components), K cells a
  * thread stacked along y: a block of BX x BY threads owns BX x (BY K) cells. Plane j (z0 - R + j)
  * lands in shared memory (slot j mod S, with the ring of R) D planes after its copy was issued;
  * when it lands, each thread appends its cells' values to their register queues (rings of
@@ -19,8 +19,10 @@ namespace {
  * plane copy moves K times the cells of a one-cell block with the same warps (more bytes in
  * flight per SM, a thinner ring), and a cell costs 1 + 2R + 2R / K shared loads, not 4R + 1. One
  * barrier per plane; the loop is unrolled by U planes so that no slot or queue index is computed
- * at run time. */
-template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL>
+ * at run time. With NC > 1 components (Maxwell's six) every component has its plane in each slot
+ * and its queue, and the cell reads its x and y offsets from the slot (no xr, yr: a cell needs
+ * each component along two axes only). */
+template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL, int NC = 1>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zk(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
@@ -28,8 +30,9 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   typedef tess_flat<T, BX, BY * K, R, NT, WR> G;
   constexpr int W = G::WS, PL = W * G::H;
   constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, U = tess_lcm(S, Q);
+  static_assert(NC == 1 || !WL, "walls are staged for one component");
   extern __shared__ __align__(16) unsigned char tess_smem[];
-  T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
+  T(*win)[NC * PL] = (T(*)[NC * PL]) tess_smem; /* [S][NC][PL] */
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY * K;
   const int z0 = blockIdx.z * zc, z1 = min(z0 + zc, p.n[2]);
@@ -60,14 +63,14 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   const tess_slot_patch<PW> patch(sw, W, tid, NT, WL);
 #pragma unroll
   for (int d = 0; d < D; d++) {
-    st.copy(p, win[d], d < nj, sz);
+    st.template copy<NC, PL>(p, win[d], d < nj, sz);
     tess_cp_commit();
   }
-  T q[K][Q];
+  T q[K][NC * Q]; /* component c at c Q */
 #pragma unroll
   for (int k = 0; k < K; k++)
 #pragma unroll
-    for (int i = 0; i < Q; i++)
+    for (int i = 0; i < NC * Q; i++)
       q[k][i] = T(0);
   const typename Op::C c0 =
       Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? yb : 0), p.lo[2] + z0);
@@ -80,33 +83,39 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       if (j < nj) {
         tess_cp_wait<D - 1>();
         __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
-        st.copy(p, win[(u + D) % S], j + D < nj, sz);
+        st.template copy<NC, PL>(p, win[(u + D) % S], j + D < nj, sz);
         tess_cp_commit();
 #pragma unroll
         for (int k = 0; k < K; k++)
-          q[k][u % Q] = win[u % S][own + k * W];
+#pragma unroll
+          for (int i = 0; i < NC; i++)
+            q[k][i * Q + u % Q] = win[u % S][i * PL + own + k * W];
         if (j >= 2 * R && mine) { /* the cells R planes below */
           const T *pl = win[(u + S - R) % S] + own;
-          T yv[K + 2 * R]; /* the column along y: R above cell 0 .. R below cell K - 1 */
+          T yv[K + 2 * R]; /* one component: the column along y, R above cell 0 .. R below K - 1 */
+          if constexpr (NC == 1) {
 #pragma unroll
-          for (int i = 0; i < R; i++)
-            yv[i] = pl[(i - R) * W], yv[K + R + i] = pl[(K + i) * W];
+            for (int i = 0; i < R; i++)
+              yv[i] = pl[(i - R) * W], yv[K + R + i] = pl[(K + i) * W];
 #pragma unroll
-          for (int k = 0; k < K; k++)
-            yv[R + k] = q[k][(u + Q - R) % Q];
+            for (int k = 0; k < K; k++)
+              yv[R + k] = q[k][(u + Q - R) % Q];
+          }
 #pragma unroll
           for (int k = 0; k < K; k++)
             if (mine >> k & 1) {
               T xv[2 * R + 1];
-#pragma unroll
-              for (int i = 1; i <= R; i++)
-                xv[R + i] = pl[k * W + i], xv[R - i] = pl[k * W - i];
-              xv[R] = yv[R + k];
               typename Op::C c = c0;
+              if constexpr (NC == 1) {
+#pragma unroll
+                for (int i = 1; i <= R; i++)
+                  xv[R + i] = pl[k * W + i], xv[R - i] = pl[k * W - i];
+                xv[R] = yv[R + k];
+                c.xr = &xv[R], c.yr = &yv[R + k], c.ys = 1;
+              }
               c.in[0] = in + k * sy, c.out[0] = out + k * sy;
-              c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[k];
+              c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[k];
               c.pl = pl + k * W, c.wp = W, c.fs = PL;
-              c.xr = &xv[R], c.yr = &yv[R + k], c.ys = 1;
               c.wr = WR, c.cy = c0.cy + k, c.cz = c0.cz + j - 2 * R;
               Op::cell(&c);
             }

@@ -117,10 +117,15 @@ template <typename T, int BX, int BY, int r, int NT, bool WR = false> struct tes
       off[s] = in ? tess_wrap_rc<WR>(p, 0, gx) + tess_wrap_rc<WR>(p, 1, gy) * (int)p.pos[1] : 0;
     }
   }
+  /* NC components of the field (planes p.sc elements apart in device memory), each to its own
+   * window, PL elements apart in w */
+  template <int NC = 1, int PL = 0>
   __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz) {
     if (go)
-      for (int s = 0; s < SL; s++)
-        if (ok >> s & 1) tess_cp(w + t + s * NT, base + off[s]);
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        for (int s = 0; s < SL; s++)
+          if (ok >> s & 1) tess_cp(w + c * PL + t + s * NT, base + c * p.sc + off[s]);
     base += zw.step(p, sz);
   }
 };

@@ -57,6 +57,8 @@ typedef struct {
   int radius;
   int nin_min, nin_max, nout; /* input fields in [nin_min, nin_max]; exactly nout outputs */
   int nc; /* components of every field not listed below; 0: any, but all the same */
+  /* (On the CUDA side the kernel line's options are read at compile time as a C++20 designated
+   * initializer, so give them in this order: cuda.cuh's tess_spec_ct.) */
   /* Mixed component counts: input f has in_nc[f] components, output o out_nc[o] (0: as nc
    * says), e.g. a 3-component state beside a 1-component coefficient. */
   int in_nc[TESS_MAX_IO], out_nc[TESS_MAX_IO];
