@@ -201,6 +201,11 @@ static double copy_bw(size_t bytes) {
     "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB,                                                    \
         tess_stencil_launch_zk<op, 3, K, BX, BY, ZC, MB, 0, false, false, 6>                       \
   }
+#define ZKNP(op, K, BX, BY, ZC, MB, PF)                                                            \
+  {                                                                                                \
+    "k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " pf" #PF,                                          \
+        tess_stencil_launch_zk<op, 3, K, BX, BY, ZC, MB, 0, false, false, 6, PF>                   \
+  }
 #define ZP2(op, BXT, BY, ZC, MB, D)                                                                \
   {                                                                                                \
     "p" #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                                  \
@@ -252,7 +257,8 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
       {"layer", tess_stencil_launch_one<op, 3, false>}, ZKN(op, 1, 32, 8, 64, 1),                  \
       ZKN(op, 1, 32, 8, 32, 1), ZKN(op, 1, 32, 8, 128, 1), ZKN(op, 1, 32, 8, 0, 1),                \
       ZKN(op, 1, 16, 16, 64, 1), ZKN(op, 1, 32, 4, 64, 1), ZKN(op, 2, 32, 4, 64, 1),               \
-      ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2)
+      ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2), ZKNP(op, 1, 32, 8, 64, 1, 2),            \
+      ZKNP(op, 1, 32, 8, 64, 1, 4), ZKNP(op, 1, 32, 8, 64, 1, 8), ZKNP(op, 1, 16, 8, 64, 2, 4)
 #define MAXWELL_VARIANTS_F32(op)                                                                   \
   MAXWELL_VARIANTS(op), ZKN(op, 1, 64, 8, 64, 1), ZKN(op, 1, 32, 16, 64, 1),                       \
       ZKN(op, 2, 32, 8, 64, 1), ZKN(op, 1, 16, 16, 64, 2), ZKN(op, 1, 32, 4, 64, 3)

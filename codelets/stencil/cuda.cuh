@@ -221,12 +221,12 @@ void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, 
 }
 
 template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR, bool WL,
-          int NC = 1>
+          int NC = 1, int PF = 0>
 void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
   typedef tess_flat<typename Op::T, BX, BY * K, R, BX * BY> G;
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::WS * G::H;
-  tess_stencil_launch_z<BX, BY, BY * K, ZC>(tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC>,
-                                            p, bytes, 2 * R, stream);
+  tess_stencil_launch_z<BX, BY, BY * K, ZC>(
+      tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC, PF>, p, bytes, 2 * R, stream);
 }
 
 template <typename Op, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>

@@ -21,8 +21,10 @@ namespace {
  * barrier per plane; the loop is unrolled by U planes so that no slot or queue index is computed
  * at run time. With NC > 1 components (Maxwell's six) every component has its plane in each slot
  * and its queue, and the cell reads its x and y offsets from the slot (no xr, yr: a cell needs
- * each component along two axes only). */
-template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL, int NC = 1>
+ * each component along two axes only). PF > 0: the output's cells PF planes ahead are prefetched
+ * into L2 (a kernel that reads its output, Maxwell's RK3, then finds it there). */
+template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL, int NC = 1,
+          int PF = 0>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zk(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
@@ -74,7 +76,8 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       q[k][i] = T(0);
   const typename Op::C c0 =
       Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? yb : 0), p.lo[2] + z0);
-  T *out = c0.out[0];     /* cell 0's output, plane by plane (the launch checks nout == 1) */
+  T *out = c0.out[0]; /* cell 0's output, plane by plane (the launch checks nout == 1) */
+  const T *pf = out + (long long)PF * sz; /* with PF: the output PF planes ahead of out */
   const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
@@ -120,7 +123,15 @@ __global__ void __launch_bounds__(BX *BY, MINB)
               Op::cell(&c);
             }
         }
-        if (j >= 2 * R) out += sz, in += sz;
+        if constexpr (PF > 0)
+          if (j >= 2 * R && j - 2 * R + PF < z1 - z0 && mine) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+#pragma unroll
+              for (int i = 0; i < NC; i++)
+                if (mine >> k & 1) tess_prefetch_l2(pf + k * sy + i * p.sc);
+          }
+        if (j >= 2 * R) out += sz, in += sz, pf += sz;
         /* the walls' x and y ghosts of plane j, read from the next barrier on */
         if constexpr (WL) patch.apply(win[u % S], sw);
       }

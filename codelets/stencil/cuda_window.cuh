@@ -82,6 +82,10 @@ template <typename T> __device__ __forceinline__ void tess_cp(T *smem, const T *
       "cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
       "l"(g), "n"(sizeof(T)));
 }
+/* A hint: bring the line of g into L2 (no register waits for it). */
+__device__ __forceinline__ void tess_prefetch_l2(const void *g) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(g));
+}
 __device__ __forceinline__ void tess_cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void tess_cp_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
