@@ -251,17 +251,21 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
       ZK2(op, 8, 64, 4, 0, 1, 8)
 
 /* Maxwell (six components, radius 3): the layer's shape (tess_zkn_shape: 32 x 8 one cell a
- * thread, 1 block an SM in double, 2 in float) and its neighbours that fit in shared memory */
+ * thread, the output prefetched 2 planes ahead), its neighbours that fit in shared memory, without
+ * (ZKN) and with (ZKNP, pf: planes ahead) the prefetch */
 #define MAXWELL_VARIANTS(op)                                                                       \
   {"cells", tess_stencil_launch_cells<op, false>},                                                 \
       {"layer", tess_stencil_launch_one<op, 3, false>}, ZKN(op, 1, 32, 8, 64, 1),                  \
       ZKN(op, 1, 32, 8, 32, 1), ZKN(op, 1, 32, 8, 128, 1), ZKN(op, 1, 32, 8, 0, 1),                \
       ZKN(op, 1, 16, 16, 64, 1), ZKN(op, 1, 32, 4, 64, 1), ZKN(op, 2, 32, 4, 64, 1),               \
-      ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2), ZKNP(op, 1, 32, 8, 64, 1, 2),            \
-      ZKNP(op, 1, 32, 8, 64, 1, 4), ZKNP(op, 1, 32, 8, 64, 1, 8), ZKNP(op, 1, 16, 8, 64, 2, 4)
+      ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2), ZKNP(op, 1, 32, 8, 64, 1, 1),            \
+      ZKNP(op, 1, 32, 8, 64, 1, 2), ZKNP(op, 1, 32, 8, 64, 1, 3), ZKNP(op, 1, 32, 8, 64, 1, 4),    \
+      ZKNP(op, 1, 32, 8, 64, 1, 8), ZKNP(op, 1, 32, 8, 128, 1, 2), ZKNP(op, 1, 16, 16, 64, 1, 2),  \
+      ZKNP(op, 1, 16, 8, 64, 2, 2), ZKNP(op, 1, 16, 8, 64, 2, 4)
 #define MAXWELL_VARIANTS_F32(op)                                                                   \
   MAXWELL_VARIANTS(op), ZKN(op, 1, 64, 8, 64, 1), ZKN(op, 1, 32, 16, 64, 1),                       \
-      ZKN(op, 2, 32, 8, 64, 1), ZKN(op, 1, 16, 16, 64, 2), ZKN(op, 1, 32, 4, 64, 3)
+      ZKN(op, 2, 32, 8, 64, 1), ZKN(op, 1, 16, 16, 64, 2), ZKN(op, 1, 32, 4, 64, 3),               \
+      ZKNP(op, 1, 32, 8, 64, 2, 2), ZKNP(op, 1, 32, 16, 64, 1, 2), ZKNP(op, 1, 64, 8, 64, 1, 2)
 
 int main(int argc, char **argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 512;

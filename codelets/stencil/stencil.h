@@ -62,6 +62,9 @@ typedef struct {
   /* Mixed component counts: input f has in_nc[f] components, output o out_nc[o] (0: as nc
    * says), e.g. a 3-component state beside a 1-component coefficient. */
   int in_nc[TESS_MAX_IO], out_nc[TESS_MAX_IO];
+  /* 1: the cell function reads its output before writing it (an RK stage's u_old, Maxwell): a
+   * staged GPU launch prefetches the output planes ahead (cuda_staged.cuh); 0: it only writes. */
+  int reads_out;
   void (*consts)(const tess_region *r, double *k); /* host, double; NULL: none */
 } tess_stencil_spec;
 
