@@ -114,6 +114,7 @@ static tess_stencil_plan plan_for(const box &b, int prec, int nin, const void *c
     p.k[HEAT_B + i] = b6[i];
 #elif defined(BENCH_MAXWELL)
   p.k[MW_BETA] = 0.5, p.k[MW_GAP] = 0.3, p.k[MW_READ] = 1, p.k[MW_DT] = 0.01;
+  p.reads_out = 1; /* an RK stage after the first: the output is read */
   p.k[MW_CE] = 1.1, p.k[MW_CH] = -0.9;
   for (int a = 0; a < 3; a++)
     p.k[MW_IH + a] = 1.0 + 0.25 * a;

@@ -22,4 +22,4 @@ TESS_HD void TESS_FN(mw_rk3_cell)(const tess_cell *c) {
 }
 
 TESS_STENCIL(maxwell_rk3, TESS_SHAPE_STAR, 3, TESS_FN(mw_rk3_cell), tess_maxwell_consts,
-             .nin_min = 1, .nin_max = 1, .nout = 1, .nc = 6, .reads_out = 1)
+             .nin_min = 1, .nin_max = 1, .nout = 1, .nc = 6)

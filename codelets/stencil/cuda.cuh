@@ -167,7 +167,8 @@ template <> struct tess_zk_shape<float, true> { /* 10 planes in flight: 4% faste
 };
 /* Several components (NC > 1, radius R > 1): one cell a thread, every component's planes in the
  * slots (NC (R + 1 + D) planes of (BX + 2R) (BY + 2R) cells: 175 KiB for Maxwell's six in double),
- * the output prefetched PF planes ahead where the kernel reads it (Maxwell: 1.5x faster, H100). */
+ * the output prefetched PF planes ahead where the stage reads it (tess_region.out_read: Maxwell's
+ * RK stages after the first, 1.5x faster on an H100). */
 template <typename T> struct tess_zkn_shape {
   static constexpr int K = 1, BX = 32, BY = 8, MINB = 1, ZC = 64, PF = 2;
 };
@@ -261,8 +262,12 @@ void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
     if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, Op::NC)) {
       typedef tess_zkn_shape<typename Op::T> N;
       if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
-      tess_stencil_launch_zk<Op, R, N::K, N::BX, N::BY, N::ZC, N::MINB, 0, WR, false, Op::NC,
-                             Op::READS_OUT ? N::PF : 0>(p, stream);
+      if (p->reads_out) /* the stage reads its output (an RK stage's u_old): fetched ahead */
+        tess_stencil_launch_zk<Op, R, N::K, N::BX, N::BY, N::ZC, N::MINB, 0, WR, false, Op::NC,
+                               N::PF>(p, stream);
+      else
+        tess_stencil_launch_zk<Op, R, N::K, N::BX, N::BY, N::ZC, N::MINB, 0, WR, false, Op::NC>(
+            p, stream);
       return;
     }
   if constexpr (Op::NC <= 1) /* one component (or any): every kernel of one input but Maxwell */
@@ -312,11 +317,10 @@ void tess_stencil_launch_two(const tess_stencil_plan *p, void *stream) {
 } // namespace
 
 /* The kernel line's field options (tess_stencil_spec's, in its order) at compile time: NC, the
- * components of input 0 when the line fixes them (0: any), and whether it reads its output. */
+ * components of input 0 when the line fixes them (0: any). */
 struct tess_spec_ct {
   int nin_min = 0, nin_max = 0, nout = 0, nc = 0;
   int in_nc[TESS_MAX_IO] = {}, out_nc[TESS_MAX_IO] = {};
-  int reads_out = 0;
 };
 constexpr int tess_spec_nc0(const tess_spec_ct &s) { return s.in_nc[0] ? s.in_nc[0] : s.nc; }
 
@@ -326,7 +330,6 @@ constexpr int tess_spec_nc0(const tess_spec_ct &s) { return s.in_nc[0] ? s.in_nc
   typedef real T;                                                                                  \
   typedef tess_cell C;                                                                             \
   static constexpr int NC = tess_spec_nc0(tess_spec_ct{__VA_ARGS__});                              \
-  static constexpr bool READS_OUT = tess_spec_ct{__VA_ARGS__}.reads_out;                           \
   static __device__ __forceinline__ C at(const tess_stencil_plan *p, long long x, long long y,     \
                                          long long z) {                                            \
     return TESS_FN(tess_cell_at)(p, x, y, z);                                                      \

@@ -59,6 +59,7 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
     p->ghost[a] = r->ghost[a];
   }
   p->wrap = r->wrap != 0;
+  p->reads_out = r->out_read & 1;
   p->nwall = r->nwalls;
   for (int i = 0; i < r->nwalls; i++)
     p->wall[i] = r->wall[i];

@@ -62,9 +62,6 @@ typedef struct {
   /* Mixed component counts: input f has in_nc[f] components, output o out_nc[o] (0: as nc
    * says), e.g. a 3-component state beside a 1-component coefficient. */
   int in_nc[TESS_MAX_IO], out_nc[TESS_MAX_IO];
-  /* 1: the cell function reads its output before writing it (an RK stage's u_old, Maxwell): a
-   * staged GPU launch prefetches the output planes ahead (cuda_staged.cuh); 0: it only writes. */
-  int reads_out;
   void (*consts)(const tess_region *r, double *k); /* host, double; NULL: none */
 } tess_stencil_spec;
 
@@ -82,6 +79,7 @@ typedef struct {
   tess_precision prec;
   int dim[3], ghost[3]; /* padded tile extent and ghost widths (periodic wrap) */
   int wrap;             /* tess_region.wrap: read beyond the owned box at its image */
+  int reads_out;        /* tess_region.out_read bit 0: output 0 is read (cuda.cuh prefetches) */
   int nwall;            /* tess_region.walls: faces of input 0 to fill first (cuda.cuh) */
   tess_wall wall[TESS_MAX_WALLS];
   double k[TESS_STENCIL_MAXK]; /* the host function's constants */

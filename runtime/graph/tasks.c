@@ -494,6 +494,7 @@ static tess_err chain_append(tess_sim_t sim, int op_index, const tess_op *op, te
   r->stage = op_index;
   r->images = op->images;
   r->wrap = op->wrap;
+  r->out_read = st->out_read;
   tess_task_spec *spec = &ch->spec;
   for (int k = 0; k < st->nout; k++) {
     const tess_field *f = &sim->field[st->out[k]];

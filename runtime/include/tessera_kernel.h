@@ -102,6 +102,9 @@ typedef struct tess_region {
    * or keep its own state there (the MHD CUDA kernel does both for a large lone tile,
    * codelets/mhd/mhd_cuda_fill.cuh). */
   int wrap;
+  /* Bit o set: output o is read at the cell before it is written (tess_stage.out_read: an RK
+   * stage's u_old); a kernel may fetch it ahead (the stencil layer's staged GPU launch does). */
+  unsigned out_read;
   /* nwalls > 0 (only for a kernel whose record sets TESS_FILLS_CUDA, on a GPU): the ghost cells
    * of input 0 (one component) at these physical faces are NOT current, and the kernel fills
    * them before it reads them, each with tessera_bc.h's formula (ghost k = side (c - face) of
