@@ -51,20 +51,17 @@ int main(int argc, char **argv) {
   static double v[NCELLS];
   tess_sim_t sim = NULL;
   int fu, fv;
-  int ok =
-      !tess_sim_create(MPI_COMM_WORLD, n, &sim) && !tess_sim_set_device(sim, TESS_DEVICE_CPU) &&
-      !tess_sim_set_tiles(sim, 2) && !tess_sim_add_field(sim, "u", 1, &fu) &&
-      !tess_sim_add_field(sim, "v", 1, &fv) &&
-      !tess_sim_add_stage(
-          sim, &(tess_stage){.kernel = &a, .nin = 1, .in = {fu}, .nout = 1, .out = {fv}}) &&
-      !tess_sim_add_stage(sim, &(tess_stage){.kernel = &b,
-                                             .nin = 1,
-                                             .in = {fu},
-                                             .nout = 1,
-                                             .out = {fv},
-                                             .out_read = 1u}) &&
-      !tess_sim_setup(sim) && !tess_sim_fill(sim, fu, ramp, NULL) &&
-      !tess_sim_run(sim, STEPS, 1.0) && !tess_sim_gather(sim, fv, 0, v);
+  int ok = !tess_sim_create(MPI_COMM_WORLD, n, &sim) &&
+           !tess_sim_set_device(sim, TESS_DEVICE_CPU) && !tess_sim_set_tiles(sim, 2) &&
+           !tess_sim_add_field(sim, "u", 1, &fu) && !tess_sim_add_field(sim, "v", 1, &fv) &&
+           !tess_sim_add_stage(
+               sim, &(tess_stage){.kernel = &a, .nin = 1, .in = {fu}, .nout = 1, .out = {fv}}) &&
+           !tess_sim_add_stage(
+               sim,
+               &(tess_stage){
+                   .kernel = &b, .nin = 1, .in = {fu}, .nout = 1, .out = {fv}, .out_read = 1u}) &&
+           !tess_sim_setup(sim) && !tess_sim_fill(sim, fu, ramp, NULL) &&
+           !tess_sim_run(sim, STEPS, 1.0) && !tess_sim_gather(sim, fv, 0, v);
   tess_sim_destroy(&sim);
   int bad = 0;
   for (int i = 0; ok && i < NCELLS; i++) {
