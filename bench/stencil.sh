@@ -7,7 +7,9 @@
 # the hand kernels timed in the same run; with OLD_LABEL=<name> OLD_BUILD is any other build
 # (e.g. main's) and runs beside every layer row. Writes $OUT/stencil.csv and prints it. STENCIL_APPS
 # (default "heat ch maxwell") picks apps, STENCIL_REPS (default 1) repeats every run (the
-# hand/layer pairs alternate, so drift of the machine shows in both).
+# hand/layer pairs alternate, so drift of the machine shows in both). STENCIL_NOWRAP=1: each
+# layer row is followed by the same run with --wrap=false (impl layer-copy: the lone tile's halos
+# copied before each stage instead of read at their periodic images by the kernel).
 #   floor bytes per cell and step: heat, CH: read u + write u_new (2 words); Maxwell: 3 substeps
 #   each reading u (6 components) and reading + writing u_old (12): 54 words.
 set -uo pipefail
@@ -37,6 +39,14 @@ one() {
       printf "%s,%s,%s,%d,%s,%s,%d,%.4f,%.2f,%s\n", a, i, p, n, m, q, wd, f, m / f, bw }' >> "$csv"
 }
 
+# layer APP PREC N WORDS BIN ARGS...: the layer's row (and, with STENCIL_NOWRAP, its copying twin)
+layer() {
+  local app=$1 prec=$2 n=$3 words=$4 bin=$5; shift 5
+  one "$app" layer "$prec" "$n" "$words" "$bin" "$@"
+  [ -n "${STENCIL_NOWRAP:-}" ] && one "$app" layer-copy "$prec" "$n" "$words" "$bin" "$@" --wrap=false
+  true
+}
+
 H=$B/apps/heat/tess-heat C=$B/apps/cahn_hilliard/tess-ch X=$B/apps/maxwell/tess-maxwell
 apps=${STENCIL_APPS:-heat ch maxwell}
 for rep in $(seq "${STENCIL_REPS:-1}"); do
@@ -44,18 +54,18 @@ for rep in $(seq "${STENCIL_REPS:-1}"); do
     if [[ " $apps " == *" heat "* ]]; then
       for o in 2 6; do
         [ -n "$old" ] && one heat$o $ol $prec 512 2 "$old/apps/heat/tess-heat" --order $o
-        one heat$o layer $prec 512 2 "$H" --order $o
+        layer heat$o $prec 512 2 "$H" --order $o
       done
     fi
     if [[ " $apps " == *" ch "* ]]; then
       [ -n "$old" ] && { [ $prec = double ] || [ $ol != hand ]; } &&
         one ch $ol $prec 512 2 "$old/apps/cahn_hilliard/tess-ch" --variant fused
-      one ch layer $prec 512 2 "$C" --variant fused
+      layer ch $prec 512 2 "$C" --variant fused
     fi
     if [[ " $apps " == *" maxwell "* ]]; then
       for n in 256 512; do
         [ -n "$old" ] && [ $ol != hand ] && one maxwell $ol $prec $n 54 "$old/apps/maxwell/tess-maxwell" --init wave --wave 1,1,0
-        one maxwell layer $prec $n 54 "$X" --init wave --wave 1,1,0
+        layer maxwell $prec $n 54 "$X" --init wave --wave 1,1,0
       done
     fi
   done

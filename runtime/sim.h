@@ -132,7 +132,8 @@ struct tess_sim_s {
   int rank_coord[3];
   int ntiles; /* on this rank */
   tess_tile *tile;
-  int lone; /* the rank's only tile is its own neighbour everywhere, through local links */
+  int lone;    /* the rank's only tile is its own neighbour everywhere, through local links */
+  int no_wrap; /* tess_sim_set_wrap(sim, 0): a lone tile's halos copied even for wrapping kernels */
 
   double time, dt;
   long step;

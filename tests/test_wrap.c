@@ -6,8 +6,9 @@
  * v -> u, the same average reading the ghost layers, so v's halos must still be copied before B
  * (A leaves its output's ghosts as they are). Compared bitwise with tess_sim_gather against the
  * same program where A reads the ghost layers too (every halo copied), one tile and two tiles
- * (where the runtime must not ask for wrap: the tile is not its own neighbour). A's calls with
- * r->wrap set are counted: the wrapping one-tile run must have them, the two-tile run none. */
+ * (where the runtime must not ask for wrap: the tile is not its own neighbour), and one tile
+ * with tess_sim_set_wrap(sim, 0). A's calls with r->wrap set are counted: the wrapping one-tile
+ * run must have them, the two-tile and wrap-off runs none. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,9 @@ static double ramp(const long g[3], int comp, void *ctx) {
 
 enum { NX = 12, NY = 10, NZ = 8, NCELLS = NX * NY * NZ, STEPS = 6 };
 
-/* Runs the program on `tiles` tiles, A wrapping or not; u after STEPS steps into `u_out`. */
-static int run(int tiles, int a_wraps, double *u_out) {
+/* Runs the program on `tiles` tiles, A wrapping or not, the runtime allowing wraps or not
+ * (tess_sim_set_wrap); u after STEPS steps into `u_out`. */
+static int run(int tiles, int a_wraps, int allow, double *u_out) {
   const tess_kernel a = {.name = a_wraps ? "average_wrap" : "average_a",
                          .cpu = average,
                          .shape = TESS_SHAPE_STAR,
@@ -62,8 +64,8 @@ static int run(int tiles, int a_wraps, double *u_out) {
   int u, v;
   const int ok =
       !tess_sim_create(MPI_COMM_WORLD, n, &sim) && !tess_sim_set_device(sim, TESS_DEVICE_CPU) &&
-      !tess_sim_set_tiles(sim, tiles) && !tess_sim_add_field(sim, "u", 1, &u) &&
-      !tess_sim_add_field(sim, "v", 1, &v) &&
+      !tess_sim_set_wrap(sim, allow) && !tess_sim_set_tiles(sim, tiles) &&
+      !tess_sim_add_field(sim, "u", 1, &u) && !tess_sim_add_field(sim, "v", 1, &v) &&
       !tess_sim_add_stage(
           sim, &(tess_stage){.kernel = &a, .nin = 1, .in = {u}, .nout = 1, .out = {v}}) &&
       !tess_sim_add_stage(
@@ -76,32 +78,36 @@ static int run(int tiles, int a_wraps, double *u_out) {
 
 int main(int argc, char **argv) {
   if (tess_init(&argc, &argv, NULL)) return 1;
-  static double copied[NCELLS], wrapped[NCELLS], two[NCELLS];
-  int ok = run(1, 0, copied);
+  static double copied[NCELLS], wrapped[NCELLS], two[NCELLS], off[NCELLS];
+  int ok = run(1, 0, 1, copied);
   wrap_calls = 0;
-  ok = ok && run(1, 1, wrapped);
+  ok = ok && run(1, 1, 1, wrapped);
   const int lone_calls = wrap_calls;
   wrap_calls = 0;
-  ok = ok && run(2, 1, two);
+  ok = ok && run(2, 1, 1, two);
   const int two_calls = wrap_calls;
+  wrap_calls = 0;
+  ok = ok && run(1, 1, 0, off); /* the runtime told not to wrap: it copies */
+  const int off_calls = wrap_calls;
   if (!ok) {
     printf("FAILED: setup or run\n");
   } else {
     const int same1 = !memcmp(copied, wrapped, sizeof copied),
-              same2 = !memcmp(copied, two, sizeof copied);
+              same2 = !memcmp(copied, two, sizeof copied),
+              same3 = !memcmp(copied, off, sizeof copied);
     printf("one tile: %d of A's calls wrapped, u %s the copying run's; two tiles: %d wrapped, u "
-           "%s\n",
+           "%s; one tile, wrap off: %d wrapped, u %s\n",
            lone_calls, same1 ? "bitwise equal to" : "DIFFERS from", two_calls,
-           same2 ? "bitwise equal" : "DIFFERS");
-    ok = same1 && same2 && lone_calls > 0 && two_calls == 0;
+           same2 ? "bitwise equal" : "DIFFERS", off_calls, same3 ? "bitwise equal" : "DIFFERS");
+    ok = same1 && same2 && same3 && lone_calls > 0 && two_calls == 0 && off_calls == 0;
   }
   /* The stencil layer's records: the kernels staged in 3D read their images on the GPU, the
    * per-cell ones leave the copies to the runtime (stencil/cpu.h's opt-in). */
   const int staged = tess_heat2_kernel.wraps == TESS_WRAP_CUDA &&
                      tess_heat6_kernel.wraps == TESS_WRAP_CUDA &&
-                     tess_ch_fused_kernel.wraps == TESS_WRAP_CUDA,
-            cells = tess_ch_mu_kernel.wraps == 0 && tess_ch_update_kernel.wraps == 0 &&
-                    tess_maxwell_rk3_kernel.wraps == 0;
+                     tess_ch_fused_kernel.wraps == TESS_WRAP_CUDA &&
+                     tess_maxwell_rk3_kernel.wraps == TESS_WRAP_CUDA,
+            cells = tess_ch_mu_kernel.wraps == 0 && tess_ch_update_kernel.wraps == 0;
   printf("stencil records: staged kernels %s on the GPU, per-cell kernels %s\n",
          staged ? "wrap" : "DO NOT wrap", cells ? "copy" : "DO NOT copy");
   ok = ok && staged && cells;

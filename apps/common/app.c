@@ -98,6 +98,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           "halos between ranks by Tessera's own MPI requests on the buffers' memory instead of "
           "StarPU-MPI (auto: GPU tiles with a CUDA-aware MPI)",
           .choices = TESS_MPI_DIRECT_CHOICES),
+      OPT("runtime.wrap", TESS_OPT_BOOL, wrap, "wrap",
+          "a lone periodic tile's kernels read their periodic images themselves where they can "
+          "(false: its halos are copied before each stage; A/B)"),
       OPT("runtime.profile", TESS_OPT_BOOL, profile, "profile",
           "StarPU's worker and bus summaries at the end"),
       OPT("debug.task_log", TESS_OPT_STRING, task_log, "task-log",
@@ -149,6 +152,7 @@ void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], c
   strcpy(s->log, "warn");
   strcpy(s->topo, "auto");
   strcpy(s->mpi_direct, "auto");
+  s->wrap = 1;
 }
 
 /* The runtime's switches were once read from TESS_* variables; they are settings now. A
@@ -291,7 +295,7 @@ int tess_app_save_ini(tess_app *app) {
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
   tess_err e;
   if ((e = tess_sim_set_mode(sim, app->mode)) || (e = tess_sim_set_device(sim, app->device)) ||
-      (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
+      (e = tess_sim_set_wrap(sim, app->s.wrap)) || (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
       (e = tess_sim_set_precision(sim, app->precision)))
     return e;
   if ((e = tess_sim_set_periodic(sim, app->periodic))) return e;

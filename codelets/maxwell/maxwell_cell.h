@@ -21,5 +21,7 @@ TESS_HD void TESS_FN(mw_rk3_cell)(const tess_cell *c) {
   }
 }
 
+/* staged z-march in 3D: a lone tile reads its periodic images (stencil/cpu.h) */
+#define TESS_STENCIL_WRAP_maxwell_rk3 ~, TESS_WRAP_CUDA
 TESS_STENCIL(maxwell_rk3, TESS_SHAPE_STAR, 3, TESS_FN(mw_rk3_cell), tess_maxwell_consts,
              .nin_min = 1, .nin_max = 1, .nout = 1, .nc = 6)

@@ -437,7 +437,7 @@ void tess_stage_periodic(tess_sim_t sim) {
     /* images and wrapped reads are periodic by definition: not along a physical face */
     const int can = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown &&
                     !tess_boundary_walled(sim);
-    op->wrap = can && (op->stage.kernel->wraps & dev) != 0 && !(t->cuda && flat);
+    op->wrap = can && !sim->no_wrap && (op->stage.kernel->wraps & dev) != 0 && !(t->cuda && flat);
     op->images = can && !op->wrap && (op->stage.kernel->images & dev) != 0;
   }
 }

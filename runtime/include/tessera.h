@@ -155,6 +155,9 @@ void tess_sim_destroy(tess_sim_t *sim);
 /* Configuration, before tess_sim_setup (TESS_ERR_STATE after). */
 tess_err tess_sim_set_mode(tess_sim_t sim, tess_mode mode);
 tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
+/* on (default): a lone periodic tile's kernels that can read their input at its periodic images
+ * (tess_kernel.wraps) do so, and its halos are not copied; off: the runtime copies them (A/B). */
+tess_err tess_sim_set_wrap(tess_sim_t sim, int on);
 /* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 4 per CPU worker, each of at least
  * 32768 owned cells, 1 when the rank has a single worker (sim.c, auto_tiles, says why). */
 tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank);
