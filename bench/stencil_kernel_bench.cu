@@ -262,7 +262,7 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
       ZKN(op, 1, 64, 2, 64, 1), ZKN(op, 1, 16, 8, 64, 2), ZKNP(op, 1, 32, 8, 64, 1, 1),            \
       ZKNP(op, 1, 32, 8, 64, 1, 2), ZKNP(op, 1, 32, 8, 64, 1, 3), ZKNP(op, 1, 32, 8, 64, 1, 4),    \
       ZKNP(op, 1, 32, 8, 64, 1, 8), ZKNP(op, 1, 32, 8, 128, 1, 2), ZKNP(op, 1, 16, 16, 64, 1, 2),  \
-      ZKNP(op, 1, 16, 8, 64, 2, 2), ZKNP(op, 1, 16, 8, 64, 2, 4)
+      ZKNP(op, 1, 16, 8, 64, 2, 2), ZKNP(op, 1, 16, 8, 64, 2, 4), ZKNP(op, 1, 32, 8, 128, 1, 1)
 #define MAXWELL_VARIANTS_F32(op)                                                                   \
   MAXWELL_VARIANTS(op), ZKN(op, 1, 64, 8, 64, 1), ZKN(op, 1, 32, 16, 64, 1),                       \
       ZKN(op, 2, 32, 8, 64, 1), ZKN(op, 1, 16, 16, 64, 2), ZKN(op, 1, 32, 4, 64, 3),               \
