@@ -13,7 +13,7 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
   c.nc = p->nc, c.nin = p->nin, c.nw = 0, c.qr = 0, c.qb = 0, c.q = NULL;
   c.pl = c.plm = c.plp = NULL, c.wp = c.fs = 0, c.xr = c.yr = NULL, c.ys = 0;
   c.act = p->active[0] | p->active[1] << 1 | p->active[2] << 2;
-  c.wr = 0;
+  c.wr = 0, c.os = p->sc;
 #endif
   return c;
 }

@@ -21,8 +21,10 @@ namespace {
  * barrier per plane; the loop is unrolled by U planes so that no slot or queue index is computed
  * at run time. With NC > 1 components (Maxwell's six) every component has its plane in each slot
  * and its queue, and the cell reads its x and y offsets from the slot (no xr, yr: a cell needs
- * each component along two axes only). PF > 0: the output's cells PF planes ahead are prefetched
- * into L2 (a kernel that reads its output, Maxwell's RK3, then finds it there). */
+ * each component along two axes only). PF > 0 (a stage that reads its output, Maxwell's RK3
+ * u_old): the output's cells PF planes ahead are prefetched into L2, and each thread loads its
+ * cells' output one plane ahead into registers, where the cell reads and updates it (TESS_OUT
+ * through c.os = 1) before the thread stores it: the load's latency hides behind a plane. */
 template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL, int NC = 1,
           int PF = 0>
 __global__ void __launch_bounds__(BX *BY, MINB)
@@ -78,7 +80,14 @@ __global__ void __launch_bounds__(BX *BY, MINB)
       Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? yb : 0), p.lo[2] + z0);
   T *out = c0.out[0]; /* cell 0's output, plane by plane (the launch checks nout == 1) */
   const T *pf = out + (long long)PF * sz; /* with PF: the output PF planes ahead of out */
-  const T *in = c0.in[0]; /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
+  const T *in = c0.in[0];   /* its input (for reads off the axes: TESS_IN's 3D diagonals) */
+  T ov[K][PF > 0 ? NC : 1]; /* PF > 0: the output at the cells computed next (see above) */
+  if constexpr (PF > 0)
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int i = 0; i < NC; i++)
+        ov[k][i] = (mine >> k & 1) ? out[k * sy + i * p.sc] : T(0);
   for (int j0 = 0; j0 < nj; j0 += U) {
 #pragma unroll
     for (int u = 0; u < U; u++) {
@@ -117,11 +126,23 @@ __global__ void __launch_bounds__(BX *BY, MINB)
                 c.xr = &xv[R], c.yr = &yv[R + k], c.ys = 1;
               }
               c.in[0] = in + k * sy, c.out[0] = out + k * sy;
+              if constexpr (PF > 0) c.out[0] = ov[k], c.os = 1;
               c.nc = NC, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q, c.q = q[k];
               c.pl = pl + k * W, c.wp = W, c.fs = PL;
               c.wr = WR, c.cy = c0.cy + k, c.cz = c0.cz + j - 2 * R;
               Op::cell(&c);
+              if constexpr (PF > 0)
+#pragma unroll
+                for (int i = 0; i < NC; i++)
+                  out[k * sy + i * p.sc] = ov[k][i];
             }
+          if constexpr (PF > 0)
+            if (j - 2 * R + 1 < z1 - z0) /* the next plane's output, a plane ahead */
+#pragma unroll
+              for (int k = 0; k < K; k++)
+#pragma unroll
+                for (int i = 0; i < NC; i++)
+                  if (mine >> k & 1) ov[k][i] = out[sz + k * sy + i * p.sc];
         }
         if constexpr (PF > 0)
           if (j >= 2 * R && j - 2 * R + PF < z1 - z0 && mine) {

@@ -104,7 +104,9 @@ typedef struct {
   const T *xr, *yr; /* registers (input 0, component 0): x offset k at xr[k], y at yr[k ys] */     \
   int ys;           /* (xr NULL: x and y offsets from the plane pl) */                             \
   int wr; /* device-memory reads wrap (tess_wrap) around the cell at padded coordinates     */     \
-          /* (cx, cy, cz); the pointers stay at the cell unwrapped                           */
+          /* (cx, cy, cz); the pointers stay at the cell unwrapped                           */    \
+  long long os; /* TESS_OUT's stride between components: p->sc, or 1 where out[] points to */      \
+                /* the launch's registers (cuda_staged.cuh: the output loaded a plane ahead) */
 #else
 #define TESS_CELL_WINDOW(T)
 #endif
@@ -164,8 +166,12 @@ typedef struct {
 #else
 #define TESS_UNROLL
 #endif
+#ifdef __CUDACC__
+#define TESS_OUT(c, f, comp) ((c)->out[f][(comp) * (c)->os])
+#else
 #define TESS_OUT(c, f, comp) ((c)->out[f][(comp) * (c)->p->sc])
-#define TESS_K(c, i)         ((c)->k[i])
+#endif
+#define TESS_K(c, i) ((c)->k[i])
 /* Where the cell is: its global index along axis a (origin + padded coordinate: a cell of a
  * ghost layer, which a grown region computes, lies outside [0, TESS_GLOBAL_N) there), that
  * index brought into [0, TESS_GLOBAL_N) on a periodic axis, its centre's coordinate
