@@ -79,8 +79,8 @@ typedef struct {
   tess_precision prec;
   int dim[3], ghost[3]; /* padded tile extent and ghost widths (periodic wrap) */
   int wrap;             /* tess_region.wrap: read beyond the owned box at its image */
-  int reads_out;        /* tess_region.out_read bit 0: output 0 is read (cuda.cuh prefetches) */
-  int nwall;            /* tess_region.walls: faces of input 0 to fill first (cuda.cuh) */
+  int reads_out; /* tess_region.out_read bit 0: output 0 is read (cuda.cuh fetches it ahead) */
+  int nwall;     /* tess_region.walls: faces of input 0 to fill first (cuda.cuh) */
   tess_wall wall[TESS_MAX_WALLS];
   double k[TESS_STENCIL_MAXK]; /* the host function's constants */
   float kf[TESS_STENCIL_MAXK]; /* the same, each rounded once to float */
