@@ -301,12 +301,22 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   TESS_CALL(tess_direct_choose(opts->mpi_direct));
   profile = opts->profile;
   int inited = 0, provided = 0;
-  /* Before placement, which sizes the core sets by it. A GPU's segments are many small launches;
-   * one CUDA worker thread with StarPU's default pipeline of 2 kept the GPU waiting on the host.
-   * Two workers per GPU, each with 32 tasks in flight: MHD 256^3 on an H100 18.2 -> 14.4 ms/step,
-   * Cahn-Hilliard 384^3 3.05 -> 2.52 ms. */
+  /* Before placement, which sizes the core sets by it (a core per CUDA worker). A GPU's tasks are
+   * many small launches, and StarPU 1.3 runs a task's whole life on the thread that drives its
+   * worker: popping, launching, noticing the end, releasing the data, pushing the successors.
+   * With StarPU's default, one thread for all of a GPU's workers, that thread was the limit (MHD
+   * 32^3 in 8 buffered tiles on an H100: 30 us a task, the GPU mostly idle). Four workers per
+   * GPU, each its own thread and stream with 32 tasks in flight: that run 9.43 -> 5.34 ms a step,
+   * 128^3 9.54 -> 5.63, 256^3 15.63 -> 12.86; one tile unchanged (docs/halo-path.md). A user's
+   * STARPU_CUDA_THREAD_PER_DEV keeps StarPU's per-device threads (it refuses both set). The
+   * SimGrid build keeps two workers on one thread: its models were calibrated and validated so. */
   if (opts->device != TESS_DEVICE_CPU) {
+#ifdef TESS_SIMGRID
     setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+#else
+    setenv("STARPU_NWORKER_PER_CUDA", "4", 0);
+    if (!getenv("STARPU_CUDA_THREAD_PER_DEV")) setenv("STARPU_CUDA_THREAD_PER_WORKER", "1", 0);
+#endif
     setenv("STARPU_CUDA_PIPELINE", "32", 0);
   }
   tess_task_heap_policy(); /* StarPU's per-task allocations keep their pages (tasks.c) */
