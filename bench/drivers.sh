@@ -5,8 +5,8 @@
 # path of every multi-GPU run (32^3: task costs alone; 128^3, 256^3). Every round runs every
 # configuration once in turn; a figure is the median over rounds of a run's median ms a step.
 # Output: $OUT/drivers.csv (default /tmp/drivers) and a table of each configuration's figures
-# and its buffered ÷ one-tile ratios. CONFIGS (default below) overrides the list: entries
-# "label:VAR=value VAR=value", `default` meaning Tessera's own settings.
+# and its buffered ÷ one-tile ratios. CONFIGS overrides the list below: space-separated entries
+# "label:VAR=value,VAR=value"; an empty list of variables is Tessera's own settings.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/build-or-bundle.sh
@@ -28,8 +28,8 @@ one_thread="STARPU_CUDA_THREAD_PER_WORKER=0"
 if [ -n "${CONFIGS:-}" ]; then
   read -r -a configs <<<"$CONFIGS"
 else
-  configs=("default:" "w2-shared:STARPU_NWORKER_PER_CUDA=2 $one_thread"
-           "w1:STARPU_NWORKER_PER_CUDA=1 $one_thread" "w2-own:STARPU_NWORKER_PER_CUDA=2"
+  configs=("default:" "w2-shared:STARPU_NWORKER_PER_CUDA=2,$one_thread"
+           "w1:STARPU_NWORKER_PER_CUDA=1,$one_thread" "w2-own:STARPU_NWORKER_PER_CUDA=2"
            "w8-own:STARPU_NWORKER_PER_CUDA=8" "w4-own-nocpu:STARPU_NCPU=0"
            "w4-own-eager:STARPU_SCHED=eager")
 fi
@@ -44,7 +44,8 @@ for ((r = 1; r <= reps; r++)); do
   for g in "${configs[@]}"; do
     for c in "${cases[@]}"; do
       # shellcheck disable=SC2086
-      log=$(env ${g#*:} timeout 120 "$mhd" "${A[@]}" ${c#*:} --log info 2>&1)
+      vars=${g#*:}
+      log=$(env ${vars//,/ } timeout 120 "$mhd" "${A[@]}" ${c#*:} --log info 2>&1)
       med=$(awk '/^median/ {print $2}' <<<"$log")
       w=$(grep -m1 'StarPU started' <<<"$log" | sed -E 's/.*started: ([0-9]+) CPU and ([0-9]+) CUDA.*/\1 CPU + \2 CUDA/')
       tasks=$(grep 'info: run: 10 steps' <<<"$log" | tail -1 | sed -E 's/.*: ([0-9]+) tasks .*/\1/')
