@@ -305,7 +305,7 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
    * many small launches, and StarPU 1.3 runs a task's whole life on the thread that drives its
    * worker: popping, launching, noticing the end, releasing the data, pushing the successors.
    * With StarPU's default, one thread for all of a GPU's workers, that thread was the limit (MHD
-   * 32^3 in 8 buffered tiles on an H100: 30 us a task, the GPU mostly idle). Four workers per
+   * 32^3 in 8 buffered tiles on an H100: 30 us a task, for kernels of a few us). Four workers per
    * GPU, each its own thread and stream with 32 tasks in flight: that run 9.43 -> 5.34 ms a step,
    * 128^3 9.54 -> 5.63, 256^3 15.63 -> 12.86; one tile unchanged (docs/halo-path.md). A user's
    * STARPU_CUDA_THREAD_PER_DEV keeps StarPU's per-device threads (it refuses both set). The
