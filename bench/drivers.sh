@@ -43,8 +43,8 @@ echo "round,config,case,median_ms,tasks_per_step,workers" >"$csv"
 for ((r = 1; r <= reps; r++)); do
   for g in "${configs[@]}"; do
     for c in "${cases[@]}"; do
-      # shellcheck disable=SC2086
       vars=${g#*:}
+      # shellcheck disable=SC2086
       log=$(env ${vars//,/ } timeout 120 "$mhd" "${A[@]}" ${c#*:} --log info 2>&1)
       med=$(awk '/^median/ {print $2}' <<<"$log")
       w=$(grep -m1 'StarPU started' <<<"$log" | sed -E 's/.*started: ([0-9]+) CPU and ([0-9]+) CUDA.*/\1 CPU + \2 CUDA/')
