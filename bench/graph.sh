@@ -4,7 +4,8 @@
 #   gpu (one GPU; BUILD_DIR = a bundle's extra/build): MHD fp64, Astaroth's benchmark set-up,
 #       at 128^3 and 256^3: 1 tile, 8 tiles (2x2x2) overlapped, bulk-synchronous, and
 #       "buffered" (every neighbour through pack -> buffer -> unpack even on one GPU: the per-link
-#       graph), and 2 ranks sharing the GPU (1x1x2, halos through MPI); the MHD kernel alone
+#       graph), and 2 ranks sharing the GPU (1x1x2, halos through MPI; with a CUDA-aware mpirun
+#       first in PATH, from GPU memory and again staged through main RAM, "2ranks-staged"); the MHD kernel alone
 #       (bench/mhd_kernel_bench, the same kernels without StarPU) at the same sizes; the cost of
 #       one task: MHD 32^3 in 8 tiles (16^3 each, kernels of a few microseconds), time per step
 #       divided by tasks per step.
@@ -63,6 +64,10 @@ if [ "$what" = gpu ]; then
   mhd=$B/apps/mhd/tess-mhd
   A="--device cuda --set init.ic=random --dt 1.1920929e-7 --every 0 --warmup 10"
   export STARPU_NCUDA=1
+  # a CUDA-aware mpirun (the bundle's, TESS_CUDA_MPI=1): 2 ranks from GPU memory, then staged
+  cuda_mpi=0
+  ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && cuda_mpi=1
+  echo "CUDA-aware MPI: $cuda_mpi ($(command -v mpirun))" | tee -a "$out/gpu.txt"
   for pre in ${BASELINE:+base-} ""; do
     m=$mhd
     [ -n "$pre" ] && m=$BASELINE/tess-mhd
@@ -73,6 +78,8 @@ if [ "$what" = gpu ]; then
       run "${pre}mhd$n-8tiles-bulk" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
       [ -z "$pre" ] && run "mhd$n-8tiles-buffered" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
       run "${pre}mhd$n-2ranks" 2 "$m" $A --grid $n,$n,$n --steps $s --procs 1,1,2
+      [ -z "$pre" ] && [ "$cuda_mpi" = 1 ] &&
+        run "mhd$n-2ranks-staged" 2 "$m" $A --grid $n,$n,$n --steps $s --procs 1,1,2 --mpi-direct off
     done
     run "${pre}mhd32-1tile-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 1
     run "${pre}mhd32-8tiles-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 8
