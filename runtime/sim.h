@@ -138,6 +138,7 @@ struct tess_sim_s {
   double time, dt;
   long step;
   long ntasks;           /* tasks submitted (tasks.c), for the run's log line */
+  long nhandles;         /* their handles (dependency tokens and buffers), summed likewise */
   tess_halo_counts halo; /* halo.c counts messages, packs, unpacks; step.c steps and tasks */
   double t0;             /* the task log's origin, on StarPU's clock (s) */
 

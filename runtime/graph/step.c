@@ -58,7 +58,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   pthread_mutex_lock(&sim->log_lock);
   sim->log_len = 0;
   pthread_mutex_unlock(&sim->log_lock);
-  const long ntasks0 = sim->ntasks;
+  const long ntasks0 = sim->ntasks, nhandles0 = sim->nhandles;
   const double t_submit = tess_now(), cpu_submit = thread_cpu();
   /* A rank whose only tile is its own neighbour runs the call as a chain (tasks.c): the first
    * step is submitted alone so the device starts while the host builds the rest (measured on
@@ -88,12 +88,16 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     for (int i = 0; i < sim->nops; i++)
       nstages += sim->op[i]->kind == TESS_OP_STAGE;
     const long n = sim->ntasks - ntasks0;
+    /* StarPU works out each handle's implicit dependencies as the task is submitted: most of
+     * the submitting thread's time on the buffered path (docs/halo-path.md) */
     tess_log(TESS_LOG_INFO,
              "run: %d steps to step %ld: %ld tasks (%.1f per tile and stage), %.1f us per task "
-             "to submit (%.1f us of this thread's CPU time), %.3f s waiting for them",
+             "to submit (%.1f us of this thread's CPU time), %.3f s waiting for them; %.1f "
+             "handles a task",
              nsteps, sim->step, n, (double)n / ((double)nsteps * nstages * sim->ntiles),
              n ? 1e6 * (t0 - t_submit) / (double)n : 0.0,
-             n ? 1e6 * (cpu0 - cpu_submit) / (double)n : 0.0, tess_now() - t0);
+             n ? 1e6 * (cpu0 - cpu_submit) / (double)n : 0.0, tess_now() - t0,
+             n ? (double)(sim->nhandles - nhandles0) / (double)n : 0.0);
   }
   return TESS_OK;
 }

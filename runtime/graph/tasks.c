@@ -391,6 +391,7 @@ tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec) {
     t->callback_arg_free = 1;
   }
   sim->ntasks++;
+  sim->nhandles += spec->nbuf;
   const int r = starpu_task_submit(t);
   TESS_CHECK(r == 0, TESS_ERR_STARPU, "starpu_task_submit(%s) returned %d", t->name, r);
   return TESS_OK;
