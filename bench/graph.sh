@@ -5,7 +5,8 @@
 #       at 128^3 and 256^3: 1 tile, 8 tiles (2x2x2) overlapped, bulk-synchronous, and
 #       "buffered" (every neighbour through pack -> buffer -> unpack even on one GPU: the per-link
 #       graph), and 2 ranks sharing the GPU (1x1x2, halos through MPI; with a CUDA-aware mpirun
-#       first in PATH, from GPU memory and again staged through main RAM, "2ranks-staged"); the MHD kernel alone
+#       first in PATH, from GPU memory and again staged through main RAM, "2ranks-staged"; the CSV
+#       mode column says +direct or +staged); the MHD kernel alone
 #       (bench/mhd_kernel_bench, the same kernels without StarPU) at the same sizes; the cost of
 #       one task: MHD 32^3 in 8 tiles (16^3 each, kernels of a few microseconds), time per step
 #       divided by tasks per step.
@@ -48,6 +49,9 @@ run() {
   grid=$(grep -oE 'grid [0-9]+x[0-9]+x[0-9]+' "$log" | head -1 | awk '{print $2}')
   tiles=$(grep -o '[0-9]* tile(s) per rank' "$log" | head -1 | awk '{print $1}')
   mode=$(grep -o '[a-z]* mode,' "$log" | head -1 | awk '{print $1}')
+  # halos between ranks: from GPU memory (runtime/graph/direct.c) or staged through main RAM
+  grep -q 'halos between ranks: MPI from GPU memory' "$log" && [ "$ranks" -gt 1 ] && mode=$mode+direct
+  grep -q 'halos between ranks: StarPU-MPI, staged' "$log" && [ "$ranks" -gt 1 ] && mode=$mode+staged
   dev=$(grep -q 'cells on CUDA' "$log" && echo cuda || echo cpu)
   local per_step=$(awk -v t="${tasks:-0}" -v r="$ranks" 'BEGIN {printf "%.0f", t / 10 * r}')
   local us=$(awk -v m="${med:-0}" -v n="$per_step" 'BEGIN {if (n > 0) printf "%.1f", 1000 * m / n}')
