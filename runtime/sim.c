@@ -467,9 +467,9 @@ static tess_err allocate_storage(tess_sim_t sim, tess_tile *t, int slot, int nc)
   TESS_CHECK(st->base, TESS_ERR_MEM,
              "cannot allocate %zu bytes for field slot %d on memory node %u", bytes, slot, t->node);
   for (int c = 0; c < t->plan->nclass; c++)
-    starpu_void_data_register(&st->own[c]);
+    tess_token_register(&st->own[c]);
   for (int l = 0; l < t->plan->nin; l++)
-    starpu_void_data_register(&st->halo[l]);
+    tess_token_register(&st->halo[l]);
   return TESS_OK;
 }
 
@@ -545,7 +545,7 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   for (int l = 0; l < sim->ntiles; l++) {
     for (int f = 0; f < sim->nfields; f++)
       TESS_CALL(allocate_storage(sim, &sim->tile[l], f, sim->field[f].nc));
-    starpu_void_data_register(&sim->tile[l].pack_token);
+    tess_token_register(&sim->tile[l].pack_token);
   }
   sim->t0 = starpu_timing_now() * 1e-6; /* the task log's clock (tasks.c) */
   sim->is_setup = 1;
@@ -594,15 +594,17 @@ void tess_sim_destroy(tess_sim_t *psim) {
     starpu_task_wait_for_all();
     starpu_mpi_wait_for_all(sim->comm);
   }
+  tess_task_quiesce(sim); /* the kept tasks */
+  free(sim->kept);
   tess_direct_release(sim);
   for (int l = 0; sim->tile && l < sim->ntiles; l++) {
     tess_tile *t = &sim->tile[l];
     for (int f = 0; f < sim->nfields; f++) {
       tess_storage *st = &t->slot[f];
       for (int c = 0; c < TESS_NDIRS; c++)
-        if (st->own[c]) starpu_data_unregister(st->own[c]);
+        if (st->own[c]) tess_token_unregister(st->own[c]);
       for (int c = 0; c < TESS_MAX_LINKS; c++)
-        if (st->halo[c]) starpu_data_unregister(st->halo[c]);
+        if (st->halo[c]) tess_token_unregister(st->halo[c]);
       if (!st->base) continue;
       if (t->node == STARPU_MAIN_RAM)
         starpu_free(st->base);
@@ -610,7 +612,7 @@ void tess_sim_destroy(tess_sim_t *psim) {
         starpu_free_on_node(t->node, (uintptr_t)st->base,
                             tess_sim_storage_bytes(sim, sim->field[f].nc));
     }
-    if (t->pack_token) starpu_data_unregister(t->pack_token);
+    if (t->pack_token) tess_token_unregister(t->pack_token);
     free(t->workers);
   }
   tess_plan_release(sim);

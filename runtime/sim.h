@@ -137,8 +137,11 @@ struct tess_sim_s {
 
   double time, dt;
   long step;
-  long ntasks;           /* tasks submitted (tasks.c), for the run's log line */
-  long nhandles;         /* their handles (dependency tokens and buffers), summed likewise */
+  long ntasks;   /* tasks submitted (tasks.c), for the run's log line */
+  long nhandles; /* their handles (buffers; tokens are not handles of tasks), likewise */
+  struct starpu_task **kept; /* tasks submitted since the last quiesce, kept for their successors */
+  size_t nkept, capkept;
+  unsigned epoch;        /* bumped by tess_task_quiesce: older token records are empty */
   tess_halo_counts halo; /* halo.c counts messages, packs, unpacks; step.c steps and tasks */
   double t0;             /* the task log's origin, on StarPU's clock (s) */
 
@@ -216,6 +219,18 @@ void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int g
 size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc);
 
 /* tasks.c */
+/* A dependency token: a void handle that orders the tasks reading and writing one piece of a
+ * tile (a class of a slot, a halo, a tile's pack). Tessera orders them itself (tasks.c): the
+ * record, the handle's user data, holds its last writer and the readers since. */
+typedef struct {
+  unsigned epoch;
+  struct starpu_task *writer;
+  int nread, capread;
+  struct starpu_task **readers;
+} tess_token;
+enum { TESS_MAXTOK = 96 };
+void tess_token_register(starpu_data_handle_t *h);
+void tess_token_unregister(starpu_data_handle_t h);
 typedef struct {
   struct starpu_codelet *cl;
   void *arg; /* malloc'd, freed by StarPU */
@@ -223,6 +238,9 @@ typedef struct {
   int nbuf;
   starpu_data_handle_t handle[STARPU_NMAXBUFS];
   enum starpu_data_access_mode mode[STARPU_NMAXBUFS];
+  int ntok; /* tokens: ordered by tess_task_submit through explicit task dependencies */
+  tess_token *tok[TESS_MAXTOK];
+  enum starpu_data_access_mode tmode[TESS_MAXTOK];
   int priority;
   const tess_tile *tile; /* restricts the task to the tile's workers; NULL: any worker */
   tess_task_kind kind;
@@ -230,6 +248,8 @@ typedef struct {
   uint32_t dirs;
 } tess_task_spec;
 tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
+/* Waits for every task and lets go of the kept ones (the end of a run, I/O, destroy). */
+tess_err tess_task_quiesce(tess_sim_t sim);
 /* Keeps freed task memory in the process (glibc's trim threshold, tasks.c); once per process. */
 void tess_task_heap_policy(void);
 void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,

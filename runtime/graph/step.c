@@ -76,6 +76,8 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     sim->time += dt;
     sim->step++;
     if (s == 0) TESS_CALL(tess_chain_submit(sim, &chain));
+    /* kept tasks (tasks.c) hold ~6 KB each: a long call lets them go now and then */
+    if (sim->nkept > 65536) TESS_CALL(tess_task_quiesce(sim));
   }
   TESS_CALL(tess_chain_submit(sim, &chain));
   sim->halo.steps += nsteps;
@@ -83,6 +85,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   const double t0 = tess_now(), cpu0 = thread_cpu();
   TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
+  TESS_CALL(tess_task_quiesce(sim));
   if (tess_log_enabled(TESS_LOG_INFO) && nsteps > 0) {
     int nstages = 0;
     for (int i = 0; i < sim->nops; i++)

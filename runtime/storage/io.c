@@ -92,6 +92,7 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
   TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
   const tess_field *f = &sim->field[field];
   const acquire_ctx a = {mode, fn, ctx};
+  TESS_CALL(tess_task_quiesce(sim)); /* tokens order no task for StarPU (tasks.c): wait here */
   for (int l = 0; l < sim->ntiles; l++) {
     const tess_tile *t = &sim->tile[l];
     const tess_storage *st = &t->slot[f->slot];
