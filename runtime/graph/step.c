@@ -91,8 +91,8 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     for (int i = 0; i < sim->nops; i++)
       nstages += sim->op[i]->kind == TESS_OP_STAGE;
     const long n = sim->ntasks - ntasks0;
-    /* StarPU works out each handle's implicit dependencies as the task is submitted: most of
-     * the submitting thread's time on the buffered path (docs/halo-path.md) */
+    /* handles a task: StarPU works out each one's implicit dependencies at submission (tokens
+     * are not handles of tasks: tasks.c orders them; docs/halo-path.md) */
     tess_log(TESS_LOG_INFO,
              "run: %d steps to step %ld: %ld tasks (%.1f per tile and stage), %.1f us per task "
              "to submit (%.1f us of this thread's CPU time), %.3f s waiting for them; %.1f "

@@ -2,9 +2,10 @@
  * each tile (plan.h), submission with the tile's worker restriction and priority, the
  * completion log, and the debug delay gate.
  *
- * A stage task's buffers are dependency tokens (void handles): the class tokens it reads (R)
- * and writes (W/RW), the halo tokens of the links it reads; a class that unpacks links (plan.h)
- * has their buffers first (R vectors) and writes their halo tokens. The kernel addresses the
+ * A stage task's dependencies are tokens (void handles, ordered here: below): the class tokens it
+ * reads (R) and writes (W/RW), the halo tokens of the links it reads; a class that unpacks links
+ * (plan.h) has their buffers as its handles (R vectors) and writes their halo tokens. The kernel
+ * addresses the
  * tile through the base pointers in its tess_region, which are valid because a tile's tasks
  * only run on workers of the memory node its storage lives on; stage_check() checks that on
  * every call.
