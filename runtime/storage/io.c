@@ -219,7 +219,8 @@ tess_err tess_sim_gather(tess_sim_t sim, int field, int comp, double *global) {
              TESS_ERR_ARG, "field %d component %d is invalid", field, comp);
   const size_t tcells = (size_t)sim->tn[0] * sim->tn[1] * sim->tn[2];
   const size_t mine = tcells * (size_t)sim->ntiles;
-  gather_ctx c = {comp, malloc(mine * sizeof(double))};
+  /* zeroed: a SimGrid build visits no simulated GPU memory, and gathers zeros from it */
+  gather_ctx c = {comp, calloc(mine, sizeof(double))};
   double *all = sim->rank == 0 ? malloc(mine * (size_t)sim->nranks * sizeof(double)) : NULL;
   tess_err err = TESS_OK;
   if (!c.buf || (sim->rank == 0 && !all))
