@@ -259,8 +259,8 @@ tess_err tess_op_init_codelet(tess_sim_t sim, tess_op *op, int index) {
  * order: a reader depends on the last writer; a writer on the readers since it, or on the last
  * writer if none read. Tasks are kept (not destroyed at their end) so that a successor can name
  * them, until tess_task_quiesce: after it every dependency is met, so records of an older epoch
- * count as empty. Tokens stay StarPU handles for acquisitions (storage/io.c), which quiesce
- * first. */
+ * count as empty. Tokens stay void handles (consistency off) only to carry their record where
+ * the plan passes handles; storage/io.c quiesces before it touches a tile. */
 void tess_token_register(starpu_data_handle_t *h) {
   starpu_void_data_register(h);
   starpu_data_set_sequential_consistency_flag(*h, 0);

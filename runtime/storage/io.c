@@ -83,21 +83,19 @@ static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, const tess_stor
 }
 #endif
 
-/* Every local tile's owned cells of `field`, in a fixed order: the tile's class tokens are
- * acquired in `mode` (waiting for the tasks that use them), then fn sees the cells through the
- * tile's base pointer, in place on a CPU tile, through host slabs on a GPU tile. */
+/* Every local tile's owned cells of `field`, in a fixed order, once every task has ended (the
+ * tokens order tasks only: tasks.c), seen by fn through the tile's base pointer: in place on a
+ * CPU tile, through host slabs on a GPU tile (written back where `mode` writes). */
 static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
                                      piece_fn fn, void *ctx) {
   TESS_CHECK(sim->is_setup, TESS_ERR_STATE, "the simulation is not set up");
   TESS_CHECK(field >= 0 && field < sim->nfields, TESS_ERR_ARG, "field id %d is invalid", field);
   const tess_field *f = &sim->field[field];
   const acquire_ctx a = {mode, fn, ctx};
-  TESS_CALL(tess_task_quiesce(sim)); /* tokens order no task for StarPU (tasks.c): wait here */
+  TESS_CALL(tess_task_quiesce(sim));
   for (int l = 0; l < sim->ntiles; l++) {
     const tess_tile *t = &sim->tile[l];
     const tess_storage *st = &t->slot[f->slot];
-    for (int c = 0; c < t->plan->nclass; c++)
-      TESS_STARPU_CALL(starpu_data_acquire_on_node(st->own[c], (int)t->node, mode));
     tess_err err = TESS_OK;
 #ifdef TESS_HAVE_CUDA
     if (t->node != STARPU_MAIN_RAM)
@@ -118,8 +116,6 @@ static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data
                                                        v.box.lo[0], v.box.lo[1], v.box.lo[2]);
       a.fn(sim, t, &v, a.ctx);
     }
-    for (int c = 0; c < t->plan->nclass; c++)
-      starpu_data_release_on_node(st->own[c], (int)t->node);
     TESS_CALL(err);
   }
   return TESS_OK;
