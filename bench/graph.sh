@@ -16,8 +16,9 @@
 # Every run prints its median time per step (the apps' '^median' line, chunks of 10 steps after
 # 10 warm-up steps) and, from TESSERA_RUNTIME_LOG=info, tasks per tile and stage and the submission time
 # per task. Output: $OUT/graph.csv (default /tmp/graph) and logs; the table on stdout.
-# BASELINE=DIR (holding tess-mhd and tess-heat of an earlier commit, same StarPU): the same runs
-# with those binaries first, named "base-..." (modes it lacks fail and are left out of the CSV).
+# BASELINE=DIR (holding tess-mhd and tess-heat of an earlier commit, same StarPU): each run with
+# that binary just before this build's, named "base-..." (modes it lacks fail and are left out of
+# the CSV).
 # COSTMODEL=1 (gpu): at the end, bench/costmodel.py's prediction for 1, 2, 4 and 8 GPUs at 128^3
 # and 256^3 from this run's 1-tile times and per-task cost (a model, not a measurement).
 set -uo pipefail
@@ -72,23 +73,26 @@ if [ "$what" = gpu ]; then
   cuda_mpi=0
   ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && cuda_mpi=1
   echo "CUDA-aware MPI: $cuda_mpi ($(command -v mpirun))" | tee -a "$out/gpu.txt"
-  for pre in ${BASELINE:+base-} ""; do
-    m=$mhd
-    [ -n "$pre" ] && m=$BASELINE/tess-mhd
-    for n in 128 256; do
-      s=$((n == 128 ? 200 : 100))
-      run "${pre}mhd$n-1tile" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 1
-      run "${pre}mhd$n-8tiles" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8
-      run "${pre}mhd$n-8tiles-bulk" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
-      [ -z "$pre" ] && run "mhd$n-8tiles-buffered" 1 "$m" $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
-      run "${pre}mhd$n-2ranks" 2 "$m" $A --grid $n,$n,$n --steps $s --procs 1,1,2
-      [ -z "$pre" ] && [ "$cuda_mpi" = 1 ] &&
-        run "mhd$n-2ranks-staged" 2 "$m" $A --grid $n,$n,$n --steps $s --procs 1,1,2 --mpi-direct off
-    done
-    run "${pre}mhd32-1tile-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 1
-    run "${pre}mhd32-8tiles-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 8
-    [ -z "$pre" ] && run "mhd32-8tiles-buffered-pertask" 1 "$m" $A --grid 32,32,32 --steps 210 --tiles 8 --mode buffered
+  # mrun NAME RANKS ARGS...: the run with the baseline's binary first (when given), then this build's
+  mrun() {
+    local name=$1 ranks=$2
+    shift 2
+    [ -n "${BASELINE:-}" ] && run "base-$name" "$ranks" "$BASELINE/tess-mhd" "$@"
+    run "$name" "$ranks" "$mhd" "$@"
+  }
+  for n in 128 256; do
+    s=$((n == 128 ? 200 : 100))
+    mrun "mhd$n-1tile" 1 $A --grid $n,$n,$n --steps $s --tiles 1
+    mrun "mhd$n-8tiles" 1 $A --grid $n,$n,$n --steps $s --tiles 8
+    mrun "mhd$n-8tiles-bulk" 1 $A --grid $n,$n,$n --steps $s --tiles 8 --mode bulk
+    mrun "mhd$n-8tiles-buffered" 1 $A --grid $n,$n,$n --steps $s --tiles 8 --mode buffered
+    mrun "mhd$n-2ranks" 2 $A --grid $n,$n,$n --steps $s --procs 1,1,2
+    [ "$cuda_mpi" = 1 ] &&
+      mrun "mhd$n-2ranks-staged" 2 $A --grid $n,$n,$n --steps $s --procs 1,1,2 --mpi-direct off
   done
+  mrun mhd32-1tile-pertask 1 $A --grid 32,32,32 --steps 210 --tiles 1
+  mrun mhd32-8tiles-pertask 1 $A --grid 32,32,32 --steps 210 --tiles 8
+  mrun mhd32-8tiles-buffered-pertask 1 $A --grid 32,32,32 --steps 210 --tiles 8 --mode buffered
   "$B/bench/mhd_kernel_bench" --quick --no-thin --sizes 128,256 --reps 20 >"$out/logs/kernel.log" 2>&1
   grep -iE "ms|floor" "$out/logs/kernel.log" | grep -iv "ulp" | tail -12
 else

@@ -218,9 +218,9 @@ int tess_sim_tile_owner(const tess_sim_t sim, const int gcoord[3], int *local_in
 void tess_sim_tile_gcoord(const tess_sim_t sim, int rank, int local_index, int gcoord[3]);
 size_t tess_sim_storage_bytes(const tess_sim_t sim, int nc);
 
-/* tasks.c */
+/* tokens.c */
 /* A dependency token: a void handle that orders the tasks reading and writing one piece of a
- * tile (a class of a slot, a halo, a tile's pack). Tessera orders them itself (tasks.c): the
+ * tile (a class of a slot, a halo, a tile's pack). Tessera orders them itself (tokens.c): the
  * record, the handle's user data, holds its last writer and the readers since. */
 typedef struct {
   unsigned epoch;
@@ -247,9 +247,13 @@ typedef struct {
   int log_tile, dir, stage;
   uint32_t dirs;
 } tess_task_spec;
-tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
+/* Declares a task's dependencies through its spec's tokens and keeps it (before its submission). */
+tess_err tess_token_order(tess_sim_t sim, struct starpu_task *t, const tess_task_spec *spec);
 /* Waits for every task and lets go of the kept ones (the end of a run, I/O, destroy). */
 tess_err tess_task_quiesce(tess_sim_t sim);
+
+/* tasks.c */
+tess_err tess_task_submit(tess_sim_t sim, const tess_task_spec *spec);
 /* Keeps freed task memory in the process (glibc's trim threshold, tasks.c); once per process. */
 void tess_task_heap_policy(void);
 void tess_task_spec_add(tess_task_spec *spec, starpu_data_handle_t h,

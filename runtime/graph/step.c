@@ -76,23 +76,22 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
     sim->time += dt;
     sim->step++;
     if (s == 0) TESS_CALL(tess_chain_submit(sim, &chain));
-    /* kept tasks (tasks.c) hold ~6 KB each: a long call lets them go now and then */
+    /* kept tasks (tokens.c) hold ~6 KB each: a long call lets them go now and then */
     if (sim->nkept > 65536) TESS_CALL(tess_task_quiesce(sim));
   }
   TESS_CALL(tess_chain_submit(sim, &chain));
   sim->halo.steps += nsteps;
   sim->halo.tasks = sim->ntasks;
   const double t0 = tess_now(), cpu0 = thread_cpu();
-  TESS_STARPU_CALL(starpu_task_wait_for_all());
+  TESS_CALL(tess_task_quiesce(sim)); /* tokens.c: waits for every task, destroying as they end */
   TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
-  TESS_CALL(tess_task_quiesce(sim));
   if (tess_log_enabled(TESS_LOG_INFO) && nsteps > 0) {
     int nstages = 0;
     for (int i = 0; i < sim->nops; i++)
       nstages += sim->op[i]->kind == TESS_OP_STAGE;
     const long n = sim->ntasks - ntasks0;
     /* handles a task: StarPU works out each one's implicit dependencies at submission (tokens
-     * are not handles of tasks: tasks.c orders them; docs/halo-path.md) */
+     * are not handles of tasks: tokens.c orders them; docs/halo-path.md) */
     tess_log(TESS_LOG_INFO,
              "run: %d steps to step %ld: %ld tasks (%.1f per tile and stage), %.1f us per task "
              "to submit (%.1f us of this thread's CPU time), %.3f s waiting for them; %.1f "

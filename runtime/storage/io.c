@@ -84,7 +84,7 @@ static tess_err visit_staged(tess_sim_t sim, const tess_tile *t, const tess_stor
 #endif
 
 /* Every local tile's owned cells of `field`, in a fixed order, once every task has ended (the
- * tokens order tasks only: tasks.c), seen by fn through the tile's base pointer: in place on a
+ * tokens order tasks only: tokens.c), seen by fn through the tile's base pointer: in place on a
  * CPU tile, through host slabs on a GPU tile (written back where `mode` writes). */
 static tess_err for_each_owned_piece(tess_sim_t sim, int field, enum starpu_data_access_mode mode,
                                      piece_fn fn, void *ctx) {
