@@ -8,7 +8,10 @@
 #       branch of a cell function on a constant, Maxwell's first substep, may compute both sides
 #       and select, so that its row still vectorises: the same values, only the floating-point
 #       exception flags, which nothing reads, may differ), CUDA with -fmad=false (no
-#       fused multiply-add either, so CPU == GPU bit for bit) and C++17. The CUDA sources are
+#       fused multiply-add either, so CPU == GPU bit for bit) and C++17. TESSERA_CPU_ARCH
+#       (Tessera's -DTESS_CPU_ARCH=native, x86-64-v3, ...) adds -march= to the CPU sources: wider
+#       vectors, the same values (each cell's operations and their order do not change, and
+#       -ffp-contract=off keeps fused multiply-adds out). The CUDA sources are
 #       built only when Tessera was (TESSERA_HAVE_CUDA); otherwise they are ignored. The files'
 #       folders join <target>'s include path (the cell source a kernel names is found there).
 #       A kernel given CPU sources only is a CPU kernel in every build (TESS_KERNEL_NO_CUDA: its
@@ -38,6 +41,10 @@ function(tessera_add_kernel target)
     target_sources(${target} PRIVATE "${f}")
     set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
                  -O3 -ffp-contract=off $<$<C_COMPILER_ID:GNU,Clang>:-fno-trapping-math>)
+    if(TESSERA_CPU_ARCH)
+      set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+                   -march=${TESSERA_CPU_ARCH})
+    endif()
     if(NOT K_CUDA) # no launcher to link, even in a CUDA build: GPU tiles are refused at setup
       set_property(SOURCE "${f}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_DEFINITIONS
                    TESS_KERNEL_NO_CUDA)

@@ -4,6 +4,10 @@
 # TESS_NO_CUDA=1 forces a CPU-only build. TESS_SIMGRID=1 builds the apps against StarPU in
 # SimGrid mode (scripts/install-simgrid.sh; docs/simulation.md). Extra CMake flags:
 # TESS_CMAKE_FLAGS; TESS_TARGETS="a b" builds only those targets (and what they need).
+# TESS_CPU_ARCH: the kernels' CPU instruction set (-march=), native by default since a build
+# runs where it is built (the sweeps run 1.5-2x faster with AVX2 than with the compiler's
+# portable default; docs/kernels.md); a build for other machines names a level the machines
+# have (x86-64-v3: AVX2) or TESS_CPU_ARCH= (empty): the compiler's default (scripts/gpu-bundle.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -42,8 +46,12 @@ if [ -n "$configured" ] && [ "$configured" != "$prefix" ]; then
   echo "[build] StarPU is now $prefix: configuring $build afresh" >&2
   rm -f "$build/CMakeCache.txt"
 fi
+arch=${TESS_CPU_ARCH-native}
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  run cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda ${TESS_CMAKE_FLAGS:-}
+  run cmake -S . -B "$build" -DTESS_WERROR=ON -DTESS_ENABLE_CUDA=$cuda -DTESS_CPU_ARCH="$arch" \
+    ${TESS_CMAKE_FLAGS:-}
+elif [ "$(sed -n 's/^TESS_CPU_ARCH:STRING=//p' "$build/CMakeCache.txt")" != "$arch" ]; then
+  run cmake -S . -B "$build" -DTESS_CPU_ARCH="$arch"
 fi
 run cmake --build "$build" -j"$(nproc)" ${TESS_TARGETS:+--target $TESS_TARGETS}
 echo "$prefix" > "$build/starpu-prefix"

@@ -8,7 +8,10 @@ log() { echo "[gpu-bundle] $*" >&2; }
 # shellcheck source=apt-lib.sh
 source scripts/apt-lib.sh
 apt_need cpio rsync # the copies below; fail loudly (set -e) when they cannot be installed
-scripts/build.sh build-gpu
+# The GPU host is another machine, whose instruction set this one cannot see: the kernels' CPU
+# sweeps keep the compiler's portable default, not this machine's (scripts/build.sh), unless
+# TESS_CPU_ARCH names a level the host is known to have (x86-64-v3: AVX2; docs/kernels.md).
+TESS_CPU_ARCH=${TESS_CPU_ARCH-} scripts/build.sh build-gpu
 prefix=$(cat build-gpu/starpu-prefix)
 rm -rf /tmp/tess-bundle-build && mkdir -p /tmp/tess-bundle-build
 # Only what runs: binaries, not object files; of the tests only the two the GPU scripts call (the
