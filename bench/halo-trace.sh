@@ -7,7 +7,7 @@
 # 128^3: 1 tile, 8 tiles buffered, 2 ranks sharing the GPU through StarPU-MPI and, where the
 # bundle carries a CUDA-aware MPI (source it with TESS_CUDA_MPI=1), from GPU memory. Output under
 # $OUT (default /tmp/halo-trace): one directory per run (its FxT files, trace.rec, log) and
-# states.txt. A bundle (scripts/gpu-bundle.sh) is sourced as bench/cpu-node.sh does.
+# states.txt (with `gpu`, also scripts/trace_summary.py's reading of the buffered runs' tasks). A bundle (scripts/gpu-bundle.sh) is sourced as bench/cpu-node.sh does.
 set -uo pipefail
 arg=${1:?usage: halo-trace.sh BUILD_OR_BUNDLE [WORKERS|gpu]}
 workers=${2:-2}
@@ -46,6 +46,12 @@ if [ "$workers" = gpu ]; then
     name=m$n-r2 && two --grid $g --mpi-direct on --trace "$out/$name" && runs+=("$name")
   done
   summary "${runs[@]}" 2>&1 | tee "$out/states.txt"
+  # the buffered runs' tasks as StarPU recorded them (tasks.rec: a CUDA task ends when its
+  # kernel does): time per kind, the GPU's use and the critical path against the makespan
+  for name in m32-t8b m128-t8b; do
+    echo "=== $name: scripts/trace_summary.py --path"
+    /usr/bin/env python3 "$here/../scripts/trace_summary.py" "$out/$name" --path
+  done 2>&1 | tee -a "$out/states.txt"
   exit 0
 fi
 H=$B/apps/heat/tess-heat
