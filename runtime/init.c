@@ -294,9 +294,50 @@ static tess_err merge_trace(void) {
   return TESS_ERR_IO;
 }
 
+/* The kernels' CPU sweeps may use what -march=TESS_KERNEL_ARCH allowed (TESS_KERNEL_ISA, found by
+ * CMake); a CPU without one of those features would die on an illegal instruction in the first
+ * sweep. TESS_TEST_CPU_LACKS=<feature> pretends one is missing (the test of this refusal). */
+static tess_err check_cpu_isa(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const struct {
+    const char *name;
+    int has;
+  } cpu[] = {{"sse3", __builtin_cpu_supports("sse3")},
+             {"ssse3", __builtin_cpu_supports("ssse3")},
+             {"sse4.1", __builtin_cpu_supports("sse4.1")},
+             {"sse4.2", __builtin_cpu_supports("sse4.2")},
+             {"popcnt", __builtin_cpu_supports("popcnt")},
+             {"avx", __builtin_cpu_supports("avx")},
+             {"avx2", __builtin_cpu_supports("avx2")},
+             {"fma", __builtin_cpu_supports("fma")},
+             {"bmi", __builtin_cpu_supports("bmi")},
+             {"bmi2", __builtin_cpu_supports("bmi2")},
+             {"avx512f", __builtin_cpu_supports("avx512f")},
+             {"avx512dq", __builtin_cpu_supports("avx512dq")},
+             {"avx512bw", __builtin_cpu_supports("avx512bw")},
+             {"avx512vl", __builtin_cpu_supports("avx512vl")}};
+  const char *lacks = getenv("TESS_TEST_CPU_LACKS");
+  char isa[] = TESS_KERNEL_ISA, missing[256] = "";
+  for (char *f = strtok(isa, " "); f; f = strtok(NULL, " "))
+    for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
+      if (!strcmp(f, cpu[i].name) && (!cpu[i].has || (lacks && !strcmp(lacks, f)))) {
+        strncat(missing, " ", sizeof missing - strlen(missing) - 1);
+        strncat(missing, f, sizeof missing - strlen(missing) - 1);
+      }
+  TESS_CHECK(!*missing, TESS_ERR_ARG,
+             "this CPU lacks%s, which Tessera's kernels were built to use (TESS_CPU_ARCH=%s on "
+             "the build machine): rebuild here, or for a level every node has "
+             "(TESS_CPU_ARCH=x86-64-v3 scripts/build.sh, or TESS_CPU_ARCH= for the compiler's "
+             "default; docs/kernels.md)",
+             missing, TESS_KERNEL_ARCH);
+#endif
+  return TESS_OK;
+}
+
 tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   const tess_init_opts defaults = TESS_INIT_OPTS_DEFAULT;
   if (!opts) opts = &defaults;
+  TESS_CALL(check_cpu_isa());
   TESS_CALL(tess_log_set(opts->log));
   TESS_CALL(tess_direct_choose(opts->mpi_direct));
   profile = opts->profile;
