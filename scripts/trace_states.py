@@ -14,7 +14,7 @@ the last task of the run (the makespan), then groups them:
 
     kernels        tasks named inner_/outer_                 (the stencil sweeps)
     copies         tasks named pack_/unpack_/copy_           (moving halo boxes)
-    other tasks    any other named task (acquisitions, StarPU's own)
+    other tasks    any other named task (acquisitions, StarPU's own); the top names are printed
     scheduling     Scheduling (popping a task; pushing the tasks it released)
     data           FetchingInput, PushingOutput              (acquiring/releasing handles)
     callbacks      Callback: a task's callback (StarPU-MPI hands a send or receive to its thread)
@@ -165,6 +165,8 @@ def analyse(d, steps):
     t0, t1 = first_task, end
     span = t1 - t0
     totals = collections.defaultdict(lambda: collections.defaultdict(float))
+    # what the catch-all groups hold, by state name (a task's, or StarPU's own)
+    others = collections.defaultdict(lambda: collections.defaultdict(float))
     for key, ev in events.items():
         ev.sort(key=lambda x: x[0])
         base, stack, prev = None, [], t0
@@ -172,7 +174,10 @@ def analyse(d, steps):
             cur = stack[-1] if stack else base
             lo, hi = max(prev, t0), min(s, t1)
             if cur is not None and hi > lo:
-                totals[key][group(cur, role[key])] += hi - lo
+                gname = group(cur, role[key])
+                totals[key][gname] += hi - lo
+                if gname in ("other tasks", "main other"):
+                    others[gname][cur] += hi - lo
             prev = s
             if e == "SetState":
                 base = name
@@ -182,7 +187,10 @@ def analyse(d, steps):
                 stack.pop()
         cur = stack[-1] if stack else base
         if cur is not None and t1 > max(prev, t0):
-            totals[key][group(cur, role[key])] += t1 - max(prev, t0)
+            gname = group(cur, role[key])
+            totals[key][gname] += t1 - max(prev, t0)
+            if gname in ("other tasks", "main other"):
+                others[gname][cur] += t1 - max(prev, t0)
     print(f"makespan {span:.3f} ms (first Tessera task to the end of the last)"
           + (f", {steps} steps: {span / steps:.3f} ms per step" if steps else ""))
     rows = []
@@ -207,6 +215,9 @@ def analyse(d, steps):
         print(f"all {r}s: " + ", ".join(
             f"{k} {v:.2f} ms" + (f" ({v / steps:.3f}/step)" if steps else "")
             for k, v in parts if v > 0) + per)
+    for gname, by in others.items():
+        top = sorted(by.items(), key=lambda kv: -kv[1])[:6]
+        print(f"{gname} by state (all threads): " + ", ".join(f"'{n}' {v:.2f} ms" for n, v in top))
     return rows
 
 
