@@ -7,7 +7,8 @@
 # 128^3: 1 tile, 8 tiles buffered, 2 ranks sharing the GPU through StarPU-MPI and, where the
 # bundle carries a CUDA-aware MPI (source it with TESS_CUDA_MPI=1), from GPU memory. Output under
 # $OUT (default /tmp/halo-trace): one directory per run (its FxT files, trace.rec, log) and
-# states.txt (with `gpu`, also scripts/trace_summary.py's reading of the buffered runs' tasks). A bundle (scripts/gpu-bundle.sh) is sourced as bench/cpu-node.sh does.
+# states.txt (with `gpu`, also scripts/trace_summary.py's reading of the buffered runs' tasks).
+# A bundle (scripts/gpu-bundle.sh) is sourced as bench/cpu-node.sh does.
 set -uo pipefail
 arg=${1:?usage: halo-trace.sh BUILD_OR_BUNDLE [WORKERS|gpu]}
 workers=${2:-2}

@@ -299,23 +299,16 @@ static tess_err merge_trace(void) {
  * sweep. TESS_TEST_CPU_LACKS=<feature> pretends one is missing (the test of this refusal). */
 static tess_err check_cpu_isa(void) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  /* the features CMakeLists.txt looks for (__builtin_cpu_supports takes literals only) */
+#define HAS(f)                                                                                     \
+  { f, __builtin_cpu_supports(f) }
   const struct {
     const char *name;
     int has;
-  } cpu[] = {{"sse3", __builtin_cpu_supports("sse3")},
-             {"ssse3", __builtin_cpu_supports("ssse3")},
-             {"sse4.1", __builtin_cpu_supports("sse4.1")},
-             {"sse4.2", __builtin_cpu_supports("sse4.2")},
-             {"popcnt", __builtin_cpu_supports("popcnt")},
-             {"avx", __builtin_cpu_supports("avx")},
-             {"avx2", __builtin_cpu_supports("avx2")},
-             {"fma", __builtin_cpu_supports("fma")},
-             {"bmi", __builtin_cpu_supports("bmi")},
-             {"bmi2", __builtin_cpu_supports("bmi2")},
-             {"avx512f", __builtin_cpu_supports("avx512f")},
-             {"avx512dq", __builtin_cpu_supports("avx512dq")},
-             {"avx512bw", __builtin_cpu_supports("avx512bw")},
-             {"avx512vl", __builtin_cpu_supports("avx512vl")}};
+  } cpu[] = {HAS("sse3"),    HAS("ssse3"),    HAS("sse4.1"),   HAS("sse4.2"),  HAS("popcnt"),
+             HAS("avx"),     HAS("avx2"),     HAS("fma"),      HAS("bmi"),     HAS("bmi2"),
+             HAS("avx512f"), HAS("avx512dq"), HAS("avx512bw"), HAS("avx512vl")};
+#undef HAS
   const char *lacks = getenv("TESS_TEST_CPU_LACKS");
   char isa[] = TESS_KERNEL_ISA, missing[256] = "";
   for (char *f = strtok(isa, " "); f; f = strtok(NULL, " "))

@@ -591,10 +591,9 @@ void tess_sim_destroy(tess_sim_t *psim) {
   if (!psim || !*psim) return;
   tess_sim_t sim = *psim;
   if (sim->is_setup) {
-    starpu_task_wait_for_all();
+    tess_task_quiesce(sim); /* every task ended, the kept ones let go */
     starpu_mpi_wait_for_all(sim->comm);
   }
-  tess_task_quiesce(sim); /* the kept tasks */
   free(sim->kept);
   tess_direct_release(sim);
   for (int l = 0; sim->tile && l < sim->ntiles; l++) {

@@ -238,7 +238,7 @@ typedef struct {
   int nbuf;
   starpu_data_handle_t handle[STARPU_NMAXBUFS];
   enum starpu_data_access_mode mode[STARPU_NMAXBUFS];
-  int ntok; /* tokens: ordered by tess_task_submit through explicit task dependencies */
+  int ntok; /* tokens: ordered by tess_token_order through explicit task dependencies */
   tess_token *tok[TESS_MAXTOK];
   enum starpu_data_access_mode tmode[TESS_MAXTOK];
   int priority;
@@ -247,7 +247,8 @@ typedef struct {
   int log_tile, dir, stage;
   uint32_t dirs;
 } tess_task_spec;
-/* Declares a task's dependencies through its spec's tokens and keeps it (before its submission). */
+/* Declares a task's dependencies through its spec's tokens, before its submission, and makes
+ * room in sim->kept for tess_task_submit to keep it. */
 tess_err tess_token_order(tess_sim_t sim, struct starpu_task *t, const tess_task_spec *spec);
 /* Waits for every task and lets go of the kept ones (the end of a run, I/O, destroy). */
 tess_err tess_task_quiesce(tess_sim_t sim);

@@ -5,8 +5,8 @@
 # SimGrid mode (scripts/install-simgrid.sh; docs/simulation.md). Extra CMake flags:
 # TESS_CMAKE_FLAGS; TESS_TARGETS="a b" builds only those targets (and what they need).
 # TESS_CPU_ARCH: the kernels' CPU instruction set (-march=), native by default since a build
-# runs where it is built (the sweeps run 1.5-2x faster with AVX2 than with the compiler's
-# portable default; docs/kernels.md); a build for other machines names a level the machines
+# runs where it is built (with AVX2 the sweeps that compute run 1.5-2x faster than with the
+# compiler's portable default; docs/kernels.md); a build for other machines names a level the machines
 # have (x86-64-v3: AVX2) or TESS_CPU_ARCH= (empty): the compiler's default (scripts/gpu-bundle.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

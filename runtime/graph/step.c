@@ -83,7 +83,7 @@ tess_err tess_sim_run(tess_sim_t sim, int nsteps, double dt) {
   sim->halo.steps += nsteps;
   sim->halo.tasks = sim->ntasks;
   const double t0 = tess_now(), cpu0 = thread_cpu();
-  TESS_CALL(tess_task_quiesce(sim)); /* tokens.c: waits for every task, destroying as they end */
+  TESS_CALL(tess_task_quiesce(sim)); /* tokens.c: waits for every task, lets the kept ones go */
   TESS_STARPU_CALL(starpu_mpi_wait_for_all(sim->comm));
   if (tess_log_enabled(TESS_LOG_INFO) && nsteps > 0) {
     int nstages = 0;

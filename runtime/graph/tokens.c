@@ -51,7 +51,6 @@ tess_err tess_token_order(tess_sim_t sim, struct starpu_task *t, const tess_task
     sim->capkept = c;
   }
   t->destroy = 0; /* kept until tess_task_quiesce: later tasks may name it */
-  t->detach = 0;  /* so that tess_task_quiesce can wait for it alone */
   int npred = 0, cap = 0;
   for (int i = 0; i < spec->ntok; i++) {
     tess_token *k = spec->tok[i];
@@ -89,17 +88,15 @@ tess_err tess_token_order(tess_sim_t sim, struct starpu_task *t, const tess_task
   return TESS_OK; /* tess_task_submit keeps t once submitted: room was made above */
 }
 
-/* Lets go of the kept tasks in submission order, each once it has ended, so that most are
- * destroyed while the devices still run the last ones (at the end of a run the submitting
- * thread would otherwise wait first and then destroy a run's tasks, ~1 µs each, while the
- * devices idle); then waits for the tasks it does not keep (gates, StarPU-MPI's). */
+/* Waits for every task, then lets go of the kept ones. Destroying them one by one as each ends
+ * (detach = 0, starpu_task_wait in submission order) was tried so that the devices would not
+ * idle meanwhile; it wakes this thread once a task and ran slower on 2 cores
+ * (docs/halo-path.md). */
 tess_err tess_task_quiesce(tess_sim_t sim) {
-  for (size_t i = 0; i < sim->nkept; i++) {
-    TESS_STARPU_CALL(starpu_task_wait(sim->kept[i]));
+  TESS_STARPU_CALL(starpu_task_wait_for_all());
+  for (size_t i = 0; i < sim->nkept; i++)
     starpu_task_destroy(sim->kept[i]);
-  }
   sim->nkept = 0;
   sim->epoch++;
-  TESS_STARPU_CALL(starpu_task_wait_for_all());
   return TESS_OK;
 }
