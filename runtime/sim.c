@@ -282,10 +282,11 @@ static int uses_cuda(const tess_sim_t sim) {
 #define TESS_TILES_PER_WORKER 4
 #define TESS_MIN_TILE_CELLS   32768L
 /* walls: as tess_decomp_tiles_walls's periodic[] (0 on the axes the block spans whole between
- * physical faces). */
-static int tiles_fit(tess_sim_t sim, const int block[3], const int *radius, const int walls[3],
-                     int tiles, int T[3]) {
-  if (tess_decomp_tiles_walls(block, tiles, radius, walls, sim->gpu_cut, T) != 0) return 0;
+ * physical faces). Tiles are cut across z first, then y, then x (decomp.h's weighted cut), on
+ * GPUs and CPUs alike: an x cut leaves halo rows of r elements, a cache line each to copy. */
+static int tiles_fit(const int block[3], const int *radius, const int walls[3], int tiles,
+                     int T[3]) {
+  if (tess_decomp_tiles_walls(block, tiles, radius, walls, 1, T) != 0) return 0;
   int ok = 1;
   for (int i = 0; i < 3; i++)
     ok &= block[i] == 1 || block[i] / T[i] >= 2 * radius[i];
@@ -296,7 +297,7 @@ static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius, con
   if (uses_cuda(sim)) {
     const int want = tess_ncuda_devices();
     for (int tiles = want > 0 ? want : 1; tiles >= 1; tiles--)
-      if (tiles_fit(sim, block, radius, walls, tiles, sim->T)) return 1;
+      if (tiles_fit(block, radius, walls, tiles, sim->T)) return 1;
     return 0;
   }
   const int workers = (int)starpu_cpu_worker_get_count();
@@ -307,7 +308,7 @@ static int auto_tiles(tess_sim_t sim, const int block[3], const int *radius, con
   int best = 0, T[3];
   double best_off = 0.0;
   for (long tiles = 1; tiles <= 2 * target; tiles++) {
-    if (!tiles_fit(sim, block, radius, walls, (int)tiles, T)) continue;
+    if (!tiles_fit(block, radius, walls, (int)tiles, T)) continue;
     const double off = fabs(log((double)tiles / (double)target));
     if (best == 0 || off <= best_off + 1e-12) {
       best = (int)tiles, best_off = off;
@@ -350,7 +351,7 @@ tess_err tess_sim_choose_grids(tess_sim_t sim) {
     walls[i] = sim->periodic[i] || sim->P[i] > 1;
   }
   if (sim->tiles_req > 0) {
-    if (tess_decomp_tiles_walls(block, sim->tiles_req, radius, walls, sim->gpu_cut, sim->T) != 0)
+    if (tess_decomp_tiles_walls(block, sim->tiles_req, radius, walls, 1, sim->T) != 0)
       return TESS_ERROR(TESS_ERR_ARG,
                         "the %dx%dx%d block of each rank cannot be divided evenly into %d tiles",
                         block[0], block[1], block[2], sim->tiles_req);
@@ -494,9 +495,6 @@ tess_err tess_sim_setup(tess_sim_t sim) {
   for (int i = 0; i < sim->nops; i++)
     nstages += sim->op[i]->kind == TESS_OP_STAGE;
   TESS_CHECK(nstages > 0, TESS_ERR_ARG, "the step program has no stage");
-  /* GPU tiles are cut across z first (decomp.h); every rank must pick the same process grid */
-  sim->gpu_cut = uses_cuda(sim);
-  TESS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &sim->gpu_cut, 1, MPI_INT, MPI_MIN, sim->comm));
   TESS_CALL(tess_program_choose(sim));
 
   sim->tile = calloc((size_t)sim->ntiles, sizeof *sim->tile);

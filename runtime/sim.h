@@ -123,7 +123,6 @@ struct tess_sim_s {
 
   /* decided at setup */
   int ghost[3];   /* ghost width per axis: the widest field halo on that axis (program.c) */
-  int gpu_cut;    /* tile grids cut for GPU tiles (decomp.h), the same on every rank */
   int pack_first; /* a tile's inner class waits for its pack (halo.c: the scheduler has no
                    * priority order) */
   int P[3], T[3], G[3];
@@ -322,6 +321,11 @@ int tess_halo_local(const tess_sim_t sim, const tess_op *op, const tess_tile *x,
  * referring to those buffers. Returns the moves a list needs room for (0: none). */
 int tess_halo_hosted(const tess_sim_t sim, const tess_op *op, const tess_tile *x, int c,
                      struct tess_moves_s *moves, tess_task_spec *spec);
+/* The class of tile x that unpacks its incoming link k in its own task at stage op_index (plan.h),
+ * or -1 (a task of its own): the first reader in submission order, if its buffered reads are
+ * contained in every other reader's; none for the held-back test link or a link whose ghosts a
+ * fill reads. */
+int tess_halo_unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k);
 /* The order tile x's classes are submitted in for stage op_index (a class that unpacks a link
  * before the other classes reading it). */
 void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *x, int *order);

@@ -5,10 +5,14 @@
 #   2 ranks, 1x1x2, 1 tile each, periodic: each rank's tile has the other rank's tile below and
 #     above it: 1 message a step each way, both z faces, 2 x 24 x 24 x 3 cells;
 #   the same with walls in z: only one face between the ranks, 1 message of 24 x 24 x 3 cells;
-#   1 rank, 8 tiles (2x2x2) buffered: no message; each tile has 3 neighbours (the same tile
-#     across both faces of an axis), 8 classes (inner, 3 faces, 3 edges, corner), one pack for
-#     all it sends and its 3 links unpacked by its face classes: 8 packs, no unpack task,
-#     24 unpacks in compute tasks and 8 x 8 classes, 72 tasks a step;
+#   1 rank, 8 tiles buffered, cut z first (1x2x4: 24 x 12 x 6 cells, so no inner slab in z):
+#     no message; each tile has 4 buffered links in (itself across x, the one other tile across
+#     both y faces, the tiles below and above); its owned cells fall into 8 classes by the links
+#     they wait on ({x or not} x {y or not} x {below or above}); the link from below is read by
+#     the classes {below}, {x, below}, {y, below}, {x, y, below}, so {below} unpacks it, and
+#     {above} the one from above; the x link's readers {x, below} and {x, above} hold neither
+#     within the other, so it has an unpack task, as has the y link: 8 packs, 16 unpack tasks,
+#     16 unpacks in compute tasks and 8 x 8 classes, 88 tasks a step;
 #   1 rank, 2 tiles sharing memory: no halo path, so no halo line.
 set -u
 heat=$1 mpiexec=$2
@@ -46,8 +50,8 @@ check "2 ranks, walls in z" "$dir/walls.log" 1 $face 1 $face
 
 timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered > "$dir/tiles.log" 2>&1 ||
   { echo "FAIL: buffered run"; tail -5 "$dir/tiles.log"; exit 1; }
-grep -q "(2x2x2)" "$dir/tiles.log" || { echo "FAIL: expected 2x2x2 tiles"; grep -m3 -i tile "$dir/tiles.log"; fail=1; }
-check "1 rank, 8 tiles buffered" "$dir/tiles.log" 0 0 0 0 8.0 0.0 24.0 72.0
+grep -q "(1x2x4)" "$dir/tiles.log" || { echo "FAIL: expected 1x2x4 tiles"; grep -m3 -i tile "$dir/tiles.log"; fail=1; }
+check "1 rank, 8 tiles buffered" "$dir/tiles.log" 0 0 0 0 8.0 16.0 16.0 88.0
 
 # one rank, tiles sharing memory: no halo path, no line
 timeout 300 "$heat" "${args[@]}" --tiles 2 > "$dir/shared.log" 2>&1 ||

@@ -24,7 +24,8 @@ int tess_decomp_procs(const int n[3], int count, int radius, int p[3]);
 int tess_decomp_tiles(const int n[3], int count, int radius, int p[3]);
 
 /* The same with a halo width per axis (r_i = 0: nothing read across axis i, so cutting it
- * costs nothing). gpu != 0 (GPU tiles, and every rank's block): ranked first by the work their
+ * costs nothing). gpu != 0 (what the runtime asks for every rank's block and every tile grid;
+ * 0 keeps the paper's rule, which its tables check): ranked first by the work their
  * cuts add, sum over cut axes of w_i * 2 r_i * (the block's face across i), w = (4, 2, 1)
  * (decomp.c says why), then by the cost above: cuts across z first, then y, then x. */
 int tess_decomp_procs_axes(const int n[3], int count, const int r[3], int gpu, int p[3]);

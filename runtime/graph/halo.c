@@ -297,10 +297,7 @@ void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *
   }
 }
 
-/* The class of tile x that unpacks incoming link k in its own task this stage (plan.h), or -1:
- * the first reader in submission order, if its buffered reads are contained in every other
- * reader's; none for the held-back test link or a link whose ghosts a fill reads. */
-static int unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k) {
+int tess_halo_unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k) {
   const tess_plan *p = x->plan;
   const tess_link *l = &p->in[k];
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1)) return -1;
@@ -418,7 +415,7 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
       const sending *s = &snd[i];
       if (s->x) {
         tess_plan *xp = s->x->plan;
-        const int host = unpack_host(sim, op_index, s->x, s->k);
+        const int host = tess_halo_unpack_host(sim, op_index, s->x, s->k);
         if (host < 0) {
           TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
           continue;

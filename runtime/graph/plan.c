@@ -314,12 +314,16 @@ int tess_plan_build(tess_sim_t sim) {
 }
 
 /* Tasks of one stage that exchanges every link, on tile t: classes, the local fill (its own
- * task only when there are several classes), unpacks, and one pack for all it sends. */
+ * task only when there are several classes), unpacks (as the first stage would host them), and
+ * one pack for all it sends. */
 void tess_plan_describe(const tess_sim_t sim) {
   if (!tess_log_enabled(TESS_LOG_INFO)) return;
+  int first = 0;
+  while (first < sim->nops - 1 && sim->op[first]->kind != TESS_OP_STAGE)
+    first++;
   for (int t = 0; t < sim->ntiles; t++) {
     const tess_plan *p = sim->tile[t].plan;
-    int local = 0, buffered = 0, remote = 0;
+    int local = 0, buffered = 0, unpacks = 0;
     int walls = 0;
     for (int k = 0; k < p->nin; k++) {
       if (p->in[k].physical) {
@@ -327,18 +331,19 @@ void tess_plan_describe(const tess_sim_t sim) {
         continue;
       }
       p->in[k].buffered ? buffered++ : local++;
-      remote += p->in[k].buffered && p->in[k].src_local < 0;
+      unpacks += p->in[k].buffered && (p->in[k].src_local < 0 ||
+                                       tess_halo_unpack_host(sim, first, &sim->tile[t], k) < 0);
     }
     const int packs = p->nout + p->nfeed > 0; /* one for all it sends (halo.c) */
     const int fill = p->nclass > 1 && local > 0;
     tess_log(TESS_LOG_INFO,
              "plan: tile %d: %d class(es), %d local + %d buffered link(s) in, %d out, %d "
              "physical halo direction(s); tasks per exchanging stage: %d compute + %d fill + %d "
-             "unpack + %d pack + %d boundary = %d (the %d buffered link(s) from this rank's tiles "
-             "unpack in a compute task where one reads them first, halo.c)",
-             sim->tile[t].id, p->nclass, local, buffered, p->nout, walls, p->nclass, fill, remote,
+             "unpack + %d pack + %d boundary = %d (%d buffered link(s) unpack in a compute task "
+             "that reads them, halo.c)",
+             sim->tile[t].id, p->nclass, local, buffered, p->nout, walls, p->nclass, fill, unpacks,
              packs, p->nclass > 1 ? walls : 0,
-             p->nclass + fill + remote + packs + (p->nclass > 1 ? walls : 0), buffered - remote);
+             p->nclass + fill + unpacks + packs + (p->nclass > 1 ? walls : 0), buffered - unpacks);
   }
 }
 
