@@ -66,6 +66,12 @@ tess_err tess_sim_set_wrap(tess_sim_t sim, int on) {
   return TESS_OK;
 }
 
+tess_err tess_sim_set_unpack_in_class(tess_sim_t sim, int on) {
+  TESS_CHECK_NOT_SETUP(sim);
+  sim->no_unpack_in_class = !on;
+  return TESS_OK;
+}
+
 tess_err tess_sim_set_precision(tess_sim_t sim, tess_precision prec) {
   TESS_CHECK_NOT_SETUP(sim);
   TESS_CHECK((unsigned)prec < TESS_PRECISION_COUNT, TESS_ERR_ARG, "precision %d is invalid",

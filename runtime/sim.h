@@ -133,6 +133,7 @@ struct tess_sim_s {
   tess_tile *tile;
   int lone;    /* the rank's only tile is its own neighbour everywhere, through local links */
   int no_wrap; /* tess_sim_set_wrap(sim, 0): a lone tile's halos copied even for wrapping kernels */
+  int no_unpack_in_class; /* tess_sim_set_unpack_in_class(sim, 0): unpack tasks for every link */
 
   double time, dt;
   long step;

@@ -101,6 +101,9 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
       OPT("runtime.wrap", TESS_OPT_BOOL, wrap, "wrap",
           "a lone periodic tile's kernels read their periodic images themselves where they can "
           "(false: its halos are copied before each stage; A/B)"),
+      OPT("runtime.unpack_in_class", TESS_OPT_BOOL, unpack_in_class, "unpack-in-class",
+          "a buffered link between tiles of a rank is unpacked by the first compute task that "
+          "reads it (false: by an unpack task of its own; A/B)"),
       OPT("runtime.profile", TESS_OPT_BOOL, profile, "profile",
           "StarPU's worker and bus summaries at the end"),
       OPT("debug.task_log", TESS_OPT_STRING, task_log, "task-log",
@@ -153,6 +156,7 @@ void tess_app_defaults(tess_app_settings *s, const char *prog, const int n[3], c
   strcpy(s->topo, "auto");
   strcpy(s->mpi_direct, "auto");
   s->wrap = 1;
+  s->unpack_in_class = 1;
 }
 
 /* The runtime's switches were once read from TESS_* variables; they are settings now. A
@@ -295,7 +299,9 @@ int tess_app_save_ini(tess_app *app) {
 tess_err tess_app_configure(tess_app *app, tess_sim_t sim) {
   tess_err e;
   if ((e = tess_sim_set_mode(sim, app->mode)) || (e = tess_sim_set_device(sim, app->device)) ||
-      (e = tess_sim_set_wrap(sim, app->s.wrap)) || (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
+      (e = tess_sim_set_wrap(sim, app->s.wrap)) ||
+      (e = tess_sim_set_unpack_in_class(sim, app->s.unpack_in_class)) ||
+      (e = tess_sim_set_tiles(sim, app->s.tiles)) ||
       (e = tess_sim_set_precision(sim, app->precision)))
     return e;
   if ((e = tess_sim_set_periodic(sim, app->periodic))) return e;

@@ -64,6 +64,7 @@ typedef struct {
   char mpi_direct[8];           /* runtime.mpi_direct */
   int profile;                  /* runtime.profile */
   int wrap;                     /* runtime.wrap */
+  int unpack_in_class;          /* runtime.unpack_in_class */
   char task_log[TESS_APP_PATH]; /* debug.task_log: "" or a path prefix (FILE.<rank>) */
   int dry_run;                  /* run.dry_run: check the settings, start and write nothing */
   const char *vars; /* not a setting: the app's variables as its loop names them ("E,H") */

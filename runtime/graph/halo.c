@@ -300,6 +300,7 @@ void tess_halo_class_order(const tess_sim_t sim, int op_index, const tess_tile *
 int tess_halo_unpack_host(const tess_sim_t sim, int op_index, const tess_tile *x, int k) {
   const tess_plan *p = x->plan;
   const tess_link *l = &p->in[k];
+  if (sim->no_unpack_in_class) return -1;
   if (sim->delay.active && sim->delay.tile == x->id && ((l->dirs >> sim->delay.dir) & 1)) return -1;
   for (int j = 0; j < p->nin; j++)
     if (p->in[j].physical && ((p->in[j].pre >> k) & 1)) return -1;

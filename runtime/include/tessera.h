@@ -158,6 +158,11 @@ tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
 /* on (default): a lone periodic tile's kernels that can read their input at its periodic images
  * (tess_kernel.wraps) do so, and its halos are not copied; off: the runtime copies them (A/B). */
 tess_err tess_sim_set_wrap(tess_sim_t sim, int on);
+/* on (default): a buffered link between two tiles of this rank is unpacked by the first class
+ * task that reads it, before its kernel, where the other readers' waits contain that class's
+ * (docs/halo-path.md); off: every such link has an unpack task of its own (A/B: more tasks, a
+ * shorter chain from a pack to the classes that read it). Links from other ranks always do. */
+tess_err tess_sim_set_unpack_in_class(tess_sim_t sim, int on);
 /* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 4 per CPU worker, each of at least
  * 32768 owned cells, 1 when the rank has a single worker (sim.c, auto_tiles, says why). */
 tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank);
