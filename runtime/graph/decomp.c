@@ -34,7 +34,7 @@ typedef enum { TESS_COST_PROCS, TESS_COST_TILES } tess_cost_kind;
  * are cut the same way: their x halos are also rows of r elements, a cache line each to pack
  * and unpack; on 16 cores, heat 128^3 and 256^3, 16 ranks of one worker ran 0.70-0.87x the time
  * on 1x4x4 as on the paper's 4x2x2, and 8 ranks of two 0.54-0.82x on 1x2x4 as on 2x2x2
- * (2026-12-06-h100-cpu-procs.csv). CPU tiles within a rank are cut the same way since: on 2
+ * (2026-12-06-h100-cpu-procs.csv). CPU tiles within a rank are cut the same way: on 2
  * cores, 8 tiles on 1x2x4 against the paper's 2x2x2: MHD 64^3 0.85-0.95x the time in 5 paired
  * rounds, heat order 2 128^3 median 0.66x (5 rounds), heat order 6 96^3 median 0.93x and 1.05x
  * in two runs (9 and 5 rounds; 0.53-1.69x round by round), its buffered path 0.62-0.96x in all
