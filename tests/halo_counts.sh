@@ -14,7 +14,7 @@
 #     within the other, so it has an unpack task, as has the y link: 8 packs, 16 unpack tasks,
 #     16 unpacks in compute tasks and 8 x 8 classes, 88 tasks a step;
 #   the same with --unpack-in-class=false: each of the 4 links has its unpack task: 8 packs,
-#     32 unpack tasks, none in compute tasks, 104 tasks a step;
+#     32 unpack tasks, none in compute tasks, 104 tasks a step, and the field bitwise the same;
 #   1 rank, 2 tiles sharing memory: no halo path, so no halo line.
 set -u
 heat=$1 mpiexec=$2
@@ -50,13 +50,17 @@ timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 
   { echo "FAIL: walled run"; tail -5 "$dir/walls.log"; exit 1; }
 check "2 ranks, walls in z" "$dir/walls.log" 1 $face 1 $face
 
-timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered > "$dir/tiles.log" 2>&1 ||
+timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered --dump "$dir/tiles.bin" > "$dir/tiles.log" 2>&1 ||
   { echo "FAIL: buffered run"; tail -5 "$dir/tiles.log"; exit 1; }
 grep -q "(1x2x4)" "$dir/tiles.log" || { echo "FAIL: expected 1x2x4 tiles"; grep -m3 -i tile "$dir/tiles.log"; fail=1; }
 check "1 rank, 8 tiles buffered" "$dir/tiles.log" 0 0 0 0 8.0 16.0 16.0 88.0
-timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered --unpack-in-class=false > "$dir/tasks.log" 2>&1 ||
+timeout 300 "$heat" "${args[@]}" --tiles 8 --mode buffered --unpack-in-class=false \
+  --dump "$dir/tasks.bin" > "$dir/tasks.log" 2>&1 ||
   { echo "FAIL: buffered run with unpack tasks"; tail -5 "$dir/tasks.log"; exit 1; }
 check "1 rank, 8 tiles buffered, unpack tasks" "$dir/tasks.log" 0 0 0 0 8.0 32.0 0.0 104.0
+# the two graphs compute the same field, bit for bit
+if cmp -s "$dir/tiles.bin" "$dir/tasks.bin"; then echo "ok: unpack tasks give the same field as unpacks in classes"
+else echo "FAIL: the field with unpack tasks differs from the one with unpacks in classes"; fail=1; fi
 
 # one rank, tiles sharing memory: no halo path, no line
 timeout 300 "$heat" "${args[@]}" --tiles 2 > "$dir/shared.log" 2>&1 ||
