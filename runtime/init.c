@@ -47,6 +47,42 @@ int tess_ncuda_devices(void) {
   return tess_cuda_devids(devs);
 }
 
+/* CUDA workers per GPU, before placement, which sizes the core sets by them (a core per CUDA
+ * worker). A GPU's tasks are many small launches, and StarPU 1.3 runs a task's whole life on the
+ * thread that drives its worker: popping, launching, noticing the end, releasing the data,
+ * pushing the successors. With StarPU's default, one thread for all of a GPU's workers, that
+ * thread was the limit (MHD 32^3 in 8 buffered tiles on an H100: 30 us a task); four workers a
+ * GPU, each its own thread and stream with 32 tasks in flight, ran that case 9.43 -> 5.34 ms a
+ * step, 128^3 9.54 -> 5.63, 256^3 15.63 -> 12.86 (docs/halo-path.md). Eight where the rank has
+ * the cores and its GPUs to itself (tess_topo_cuda_workers_per_gpu): 8 buffered tiles 5.0-5.2 ->
+ * 3.6-3.8 ms at 128^3 and 13.1-13.3 -> 12.2-12.4 at 256^3, one tile unchanged, 8 overlapped
+ * tiles 1.23-1.25 -> 1.26-1.29; two ranks sharing one GPU with eight workers each crowded 16
+ * cores and ran 7-46x slower (H100 hosts of 16 cores, 2026-12-07-h100-cuda-workers.csv). A user's
+ * STARPU_NWORKER_PER_CUDA, or STARPU_CUDA_THREAD_PER_DEV (StarPU's per-device threads; it refuses
+ * both set), wins. The SimGrid build keeps two workers on one thread: its models were calibrated
+ * and validated so. */
+static void choose_cuda_workers(const tess_init_opts *opts, int nlocal) {
+  if (opts->device == TESS_DEVICE_CPU) return;
+#ifdef TESS_SIMGRID
+  setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+#else
+  int per_gpu = 4;
+  tess_topo_t topo = NULL;
+  if (tess_topo_load(NULL, &topo) == TESS_OK) {
+    const char *env = getenv("STARPU_NCUDA");
+    const int limit = opts->ncuda > 0 ? opts->ncuda : env && atoi(env) > 0 ? atoi(env) : 0;
+    per_gpu = tess_topo_cuda_workers_per_gpu(tess_topo_ncores(topo), tess_topo_ngpus(topo), nlocal,
+                                             limit);
+    tess_topo_destroy(&topo);
+  }
+  char buf[8];
+  snprintf(buf, sizeof buf, "%d", per_gpu);
+  setenv("STARPU_NWORKER_PER_CUDA", buf, 0);
+  if (!getenv("STARPU_CUDA_THREAD_PER_DEV")) setenv("STARPU_CUDA_THREAD_PER_WORKER", "1", 0);
+#endif
+  setenv("STARPU_CUDA_PIPELINE", "32", 0);
+}
+
 /* Placement of this rank on its node (topology/, hwloc), exported as StarPU and UCX variables
  * before MPI and StarPU start: one rank per GPU on GPU nodes, NUMA domains or equal blocks of
  * cores on CPU nodes; settings the user made win. opts->topo = gpu|numa|node|cores forces a
@@ -66,6 +102,7 @@ int tess_ncuda_devices(void) {
  * `note` receives one line saying what was decided, for the start-up print. */
 static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal, char *note,
                            size_t size) {
+  choose_cuda_workers(opts, nlocal);
   const char *want = opts->topo && strcmp(opts->topo, "auto") ? opts->topo : NULL;
   const int by_hand = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
                       getenv("STARPU_WORKERS_NOBIND") || getenv("STARPU_MPI_NOBIND");
@@ -335,24 +372,6 @@ tess_err tess_init(int *argc, char ***argv, const tess_init_opts *opts) {
   TESS_CALL(tess_direct_choose(opts->mpi_direct));
   profile = opts->profile;
   int inited = 0, provided = 0;
-  /* Before placement, which sizes the core sets by it (a core per CUDA worker). A GPU's tasks are
-   * many small launches, and StarPU 1.3 runs a task's whole life on the thread that drives its
-   * worker: popping, launching, noticing the end, releasing the data, pushing the successors.
-   * With StarPU's default, one thread for all of a GPU's workers, that thread was the limit (MHD
-   * 32^3 in 8 buffered tiles on an H100: 30 us a task, for kernels of a few us). Four workers per
-   * GPU, each its own thread and stream with 32 tasks in flight: that run 9.43 -> 5.34 ms a step,
-   * 128^3 9.54 -> 5.63, 256^3 15.63 -> 12.86; one tile unchanged (docs/halo-path.md). A user's
-   * STARPU_CUDA_THREAD_PER_DEV keeps StarPU's per-device threads (it refuses both set). The
-   * SimGrid build keeps two workers on one thread: its models were calibrated and validated so. */
-  if (opts->device != TESS_DEVICE_CPU) {
-#ifdef TESS_SIMGRID
-    setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
-#else
-    setenv("STARPU_NWORKER_PER_CUDA", "4", 0);
-    if (!getenv("STARPU_CUDA_THREAD_PER_DEV")) setenv("STARPU_CUDA_THREAD_PER_WORKER", "1", 0);
-#endif
-    setenv("STARPU_CUDA_PIPELINE", "32", 0);
-  }
   tess_task_heap_policy(); /* StarPU's per-task allocations keep their pages (tasks.c) */
   MPI_Initialized(&inited);
   /* Before MPI_Init when the launcher tells the node-local rank: UCX reads UCX_NET_DEVICES

@@ -280,12 +280,15 @@ static int uses_cuda(const tess_sim_t sim) {
  * scheduler can even out tiles that finish at different times, but no tile under
  * TESS_MIN_TILE_CELLS owned cells (a task costs 10-30 us to submit and run, and a smaller tile's
  * sweep would not hide it), and one tile for a single worker (splitting then only adds tasks).
- * Measured (docs/halo-path.md): 16-core H200 host, heat order 2, 128^3, 15 workers: 64 tiles
- * 1.33 ms a step against 2.39 with one tile per worker (8: 15 has no divisor of 128, so 7
- * workers idled); 2 cores, heat order 6, 96^3: 8 tiles 2.43 ms against 4.14 for 1. Of the
- * counts that cut the block evenly, the one nearest the target (by ratio) wins, ties to the
- * larger; bench/cpu-node.sh sweeps 1, 2, 4 and 8 per worker against this default. */
-#define TESS_TILES_PER_WORKER 4
+ * Measured (docs/halo-path.md, 2026-12-07-h100-cpu-node.csv): 16-core H100 hosts, heat order 2,
+ * 15 workers, tiles cut z first: 32 tiles (1x4x8) against 64 (2x4x8, the earlier default of 4
+ * per worker) 0.245 / 0.295 against 0.350 / 0.409 ms a step at 128^3 in two sweeps and faster
+ * in 4 of 4 alternating rounds, at 256^3 best in both sweeps and 3 of 4 rounds; 16 tiles slower
+ * than 32 in both sweeps. Before any split, 8 tiles for 15 workers (no divisor of 128 near 15)
+ * left 7 workers idle. Of the counts that cut the block evenly, the one nearest the target (by
+ * ratio) wins, ties to the larger; bench/cpu-node.sh sweeps 1, 2, 4 and 8 per worker against
+ * this default. */
+#define TESS_TILES_PER_WORKER 2
 #define TESS_MIN_TILE_CELLS   32768L
 /* walls: as tess_decomp_tiles_walls's periodic[] (0 on the axes the block spans whole between
  * physical faces). Tiles are cut across z first, then y, then x (decomp.h's weighted cut), on

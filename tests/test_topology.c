@@ -381,7 +381,30 @@ static void own_cpu16(tess_topo_t t) {
   }
 }
 
+/* The driver threads a GPU (tess_topo_cuda_workers_per_gpu): 8 where the rank's cores hold 8 a
+ * GPU and 4 more and no rank shares its GPU, else 4. */
+static void check_cuda_workers(void) {
+  static const struct {
+    int ncores, ngpus, nlocal, limit, want;
+  } c[] = {{16, 1, 1, 0, 8}, /* the lent H100/H200 host, one rank */
+           {16, 1, 2, 0, 4}, /* two ranks sharing its GPU (8 each ran 7-46x slower) */
+           {11, 1, 1, 0, 4}, /* too few cores for 8 + 4 */
+           {12, 1, 1, 0, 8},  {64, 4, 4, 0, 8}, /* one rank a GPU, 16 cores each */
+           {64, 4, 1, 0, 8},                    /* one rank driving 4 GPUs: 36 of 64 cores */
+           {32, 4, 1, 0, 4},  {32, 4, 1, 1, 8}, /* STARPU_NCUDA=1: one GPU's threads */
+           {128, 8, 8, 0, 8}, {64, 8, 8, 0, 4}, /* 8 cores a GPU */
+           {16, 0, 1, 0, 4},  {16, 2, 0, 0, 4}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    const int got =
+        tess_topo_cuda_workers_per_gpu(c[i].ncores, c[i].ngpus, c[i].nlocal, c[i].limit);
+    EXPECT(got == c[i].want,
+           "%d cores, %d GPUs, %d ranks, limit %d: %d CUDA workers a GPU, want %d", c[i].ncores,
+           c[i].ngpus, c[i].nlocal, c[i].limit, got, c[i].want);
+  }
+}
+
 static int run_own(const char *dir) {
+  check_cuda_workers();
   static const struct {
     const char *file;
     void (*check)(tess_topo_t);

@@ -342,3 +342,10 @@ void tess_topo_fit_cpu_workers(tess_topo_share *s, int nworkers) {
       s->cores[s->ncores++] = pool[i];
   }
 }
+
+int tess_topo_cuda_workers_per_gpu(int ncores, int ngpus, int nlocal, int gpus_limit) {
+  if (nlocal < 1 || ngpus < nlocal) return 4; /* ranks share a GPU, or none: four a GPU */
+  int gpus = ngpus / nlocal;                  /* the rank's: the placement deals them out */
+  if (gpus_limit > 0 && gpus_limit < gpus) gpus = gpus_limit;
+  return ncores / nlocal >= 8 * gpus + 4 ? 8 : 4;
+}

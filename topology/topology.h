@@ -99,6 +99,12 @@ tess_err tess_topo_assign(tess_topo_t topo, tess_topo_mode mode, int local_rank,
  * Synchronous, no hwloc call. */
 void tess_topo_fit_cpu_workers(tess_topo_share *s, int nworkers);
 
+/* CUDA workers (StarPU driver threads, a stream each) a GPU for a rank of a node of ncores cores
+ * and ngpus GPUs shared by nlocal ranks: 8 where the rank's share of the cores holds 8 a GPU and
+ * 4 more (a CPU worker, the main and MPI threads) and no other rank uses its GPUs, else 4.
+ * gpus_limit > 0 caps the rank's GPUs (STARPU_NCUDA). Measured in docs/halo-path.md. */
+int tess_topo_cuda_workers_per_gpu(int ncores, int ngpus, int nlocal, int gpus_limit);
+
 /* Sets, without overriding what the user set: STARPU_NCUDA and STARPU_WORKERS_CUDAID (when
  * use_cuda), STARPU_WORKERS_CPUID, STARPU_NCPU, STARPU_MPI_THREAD_CPUID,
  * STARPU_MAIN_THREAD_CPUID, CUDA_DEVICE_ORDER=PCI_BUS_ID and UCX_NET_DEVICES. Call before

@@ -78,7 +78,7 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           "element type of the fields: double or single (kernels with a single version)",
           .choices = "double|single"),
       OPT("runtime.tiles", TESS_OPT_INT, tiles, "tiles",
-          "tiles per rank (0: one per GPU; on CPUs about 4 per CPU worker, each of at least "
+          "tiles per rank (0: one per GPU; on CPUs about 2 per CPU worker, each of at least "
           "32768 cells, 1 for a single worker)",
           .min = 0, .max = 4096),
       OPT("runtime.procs", TESS_OPT_INTS3, procs, "procs",

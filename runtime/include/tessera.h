@@ -163,7 +163,7 @@ tess_err tess_sim_set_wrap(tess_sim_t sim, int on);
  * (docs/halo-path.md); off: every such link has an unpack task of its own (A/B: more tasks, a
  * shorter chain from a pack to the classes that read it). Links from other ranks always do. */
 tess_err tess_sim_set_unpack_in_class(tess_sim_t sim, int on);
-/* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 4 per CPU worker, each of at least
+/* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 2 per CPU worker, each of at least
  * 32768 owned cells, 1 when the rank has a single worker (sim.c, auto_tiles, says why). */
 tess_err tess_sim_set_tiles(tess_sim_t sim, int tiles_per_rank);
 tess_err tess_sim_set_procs(tess_sim_t sim, const int p[3]); /* forced process grid */
