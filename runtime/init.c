@@ -64,6 +64,7 @@ int tess_ncuda_devices(void) {
 static void choose_cuda_workers(const tess_init_opts *opts, int nlocal) {
   if (opts->device == TESS_DEVICE_CPU) return;
 #ifdef TESS_SIMGRID
+  (void)nlocal;
   setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
 #else
   int per_gpu = 4;
