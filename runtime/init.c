@@ -59,13 +59,13 @@ int tess_ncuda_devices(void) {
  * tiles 1.23-1.25 -> 1.26-1.29; two ranks sharing one GPU with eight workers each crowded 16
  * cores and ran 7-46x slower (H100 hosts of 16 cores, 2026-12-07-h100-cuda-workers.csv). A user's
  * STARPU_NWORKER_PER_CUDA, or STARPU_CUDA_THREAD_PER_DEV (StarPU's per-device threads; it refuses
- * both set), wins. The SimGrid build keeps two workers on one thread: its models were calibrated
- * and validated so. */
+ * both set), wins. In the SimGrid build StarPU runs one worker a GPU whatever is asked (its
+ * blocking drivers reduce STARPU_NWORKER_PER_CUDA to 1; docs/simulation.md). */
 static void choose_cuda_workers(const tess_init_opts *opts, int nlocal) {
   if (opts->device == TESS_DEVICE_CPU) return;
 #ifdef TESS_SIMGRID
-  (void)nlocal;
-  setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+  (void)nlocal; /* one worker a simulated GPU: what StarPU's blocking drivers allow (above) */
+  setenv("STARPU_NWORKER_PER_CUDA", "1", 0);
 #else
   int per_gpu = 4;
   tess_topo_t topo = NULL;
