@@ -280,7 +280,7 @@ static int uses_cuda(const tess_sim_t sim) {
  * scheduler can even out tiles that finish at different times, but no tile under
  * TESS_MIN_TILE_CELLS owned cells (a task costs 10-30 us to submit and run, and a smaller tile's
  * sweep would not hide it), and one tile for a single worker (splitting then only adds tasks).
- * Measured (docs/halo-path.md, 2026-12-07-h100-cpu-node.csv): 16-core H100 hosts, heat order 2,
+ * Measured (docs/cpu-node.md, 2026-12-07-h100-cpu-node.csv): 16-core H100 hosts, heat order 2,
  * 15 workers, tiles cut z first: 32 tiles (1x4x8) against 64 (2x4x8, the earlier default of 4
  * per worker) 0.245 / 0.295 against 0.350 / 0.409 ms a step at 128^3 in two sweeps and faster
  * in 4 of 4 alternating rounds, at 256^3 best in both sweeps and 3 of 4 rounds; 16 tiles slower
