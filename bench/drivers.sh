@@ -30,8 +30,8 @@ if [ -n "${CONFIGS:-}" ]; then
 else
   configs=("default:" "w2-shared:STARPU_NWORKER_PER_CUDA=2,$one_thread"
            "w1:STARPU_NWORKER_PER_CUDA=1,$one_thread" "w2-own:STARPU_NWORKER_PER_CUDA=2"
-           "w8-own:STARPU_NWORKER_PER_CUDA=8" "w4-own-nocpu:STARPU_NCPU=0"
-           "w4-own-eager:STARPU_SCHED=eager")
+           "w4-own:STARPU_NWORKER_PER_CUDA=4" "w8-own:STARPU_NWORKER_PER_CUDA=8"
+           "own-nocpu:STARPU_NCPU=0" "own-eager:STARPU_SCHED=eager")
 fi
 # dmdas calibrates each shape's model on its first runs: one unmeasured pass
 for c in "${cases[@]}"; do
