@@ -61,20 +61,18 @@ int tess_ncuda_devices(void) {
  * STARPU_NWORKER_PER_CUDA, or STARPU_CUDA_THREAD_PER_DEV (StarPU's per-device threads; it refuses
  * both set), wins. In the SimGrid build StarPU runs one worker a GPU whatever is asked (its
  * blocking drivers reduce STARPU_NWORKER_PER_CUDA to 1; docs/simulation.md). */
-static void choose_cuda_workers(const tess_init_opts *opts, int nlocal) {
+static void choose_cuda_workers(const tess_init_opts *opts, int nlocal, tess_topo_t topo) {
   if (opts->device == TESS_DEVICE_CPU) return;
 #ifdef TESS_SIMGRID
-  (void)nlocal; /* one worker a simulated GPU: what StarPU's blocking drivers allow (above) */
+  (void)nlocal, (void)topo; /* one worker a simulated GPU: what StarPU's blocking drivers allow */
   setenv("STARPU_NWORKER_PER_CUDA", "1", 0);
 #else
-  int per_gpu = 4;
-  tess_topo_t topo = NULL;
-  if (tess_topo_load(NULL, &topo) == TESS_OK) {
+  int per_gpu = 4; /* no topology: the setting that fits any node */
+  if (topo) {
     const char *env = getenv("STARPU_NCUDA");
     const int limit = opts->ncuda > 0 ? opts->ncuda : env && atoi(env) > 0 ? atoi(env) : 0;
     per_gpu = tess_topo_cuda_workers_per_gpu(tess_topo_ncores(topo), tess_topo_ngpus(topo), nlocal,
                                              limit);
-    tess_topo_destroy(&topo);
   }
   char buf[8];
   snprintf(buf, sizeof buf, "%d", per_gpu);
@@ -103,20 +101,25 @@ static void choose_cuda_workers(const tess_init_opts *opts, int nlocal) {
  * `note` receives one line saying what was decided, for the start-up print. */
 static tess_err place_rank(const tess_init_opts *opts, int lrank, int nlocal, char *note,
                            size_t size) {
-  choose_cuda_workers(opts, nlocal);
   const char *want = opts->topo && strcmp(opts->topo, "auto") ? opts->topo : NULL;
   const int by_hand = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
                       getenv("STARPU_WORKERS_NOBIND") || getenv("STARPU_MPI_NOBIND");
   const int direct_auto = !opts->mpi_direct || !strcmp(opts->mpi_direct, "auto");
+  const int placing = want ? strcmp(want, "off") != 0 : nlocal > 1;
+  int use_cuda = opts->device != TESS_DEVICE_CPU;
+  tess_topo_mode mode;
+  if (placing && want) TESS_CALL(tess_topo_mode_parse(want, &mode));
+  /* one read of the node for the CUDA workers and the placement */
+  tess_topo_t topo = NULL;
+  tess_err e = placing || use_cuda ? tess_topo_load(NULL, &topo) : TESS_OK;
+  choose_cuda_workers(opts, nlocal, e ? NULL : topo);
   snprintf(note, size, "%s",
            want ? "StarPU's defaults (topo off)" : "one rank on this node, StarPU's defaults");
-  if ((want && !strcmp(want, "off")) || (!want && nlocal <= 1)) return TESS_OK;
-  int use_cuda = opts->device != TESS_DEVICE_CPU;
-  tess_topo_t topo = NULL;
+  if (!placing) {
+    tess_topo_destroy(&topo);
+    return TESS_OK;
+  }
   tess_topo_share share;
-  tess_topo_mode mode;
-  if (want) TESS_CALL(tess_topo_mode_parse(want, &mode));
-  tess_err e = tess_topo_load(NULL, &topo);
   if (!e && tess_topo_ngpus(topo) == 0) use_cuda = 0; /* device auto on a node without GPUs */
   /* More ranks than cores (CI), or than GPUs (ranks sharing a GPU, as the GPU checks do):
    * nothing to assign, run unbound below without an error message. */

@@ -283,7 +283,8 @@ static int uses_cuda(const tess_sim_t sim) {
  * Measured (docs/cpu-node.md, 2026-12-07-h100-cpu-node.csv): 16-core H100 hosts, heat order 2,
  * 15 workers, tiles cut z first: 32 tiles (1x4x8) against 64 (2x4x8, the earlier default of 4
  * per worker) 0.245 / 0.295 against 0.350 / 0.409 ms a step at 128^3 in two sweeps and faster
- * in 4 of 4 alternating rounds, at 256^3 best in both sweeps and 3 of 4 rounds; 16 tiles slower
+ * than the default's 64 in 4 of 4 alternating rounds, at 256^3 best in both sweeps and faster
+ * in 3 of 4 rounds (2 of 4 against 64 asked by --tiles, the same cut); 16 tiles slower
  * than 32 in both sweeps. Before any split, 8 tiles for 15 workers (no divisor of 128 near 15)
  * left 7 workers idle. Of the counts that cut the block evenly, the one nearest the target (by
  * ratio) wins, ties to the larger; bench/cpu-node.sh sweeps 1, 2, 4 and 8 per worker against

@@ -56,7 +56,7 @@ EOF
 else
   echo "no CUDA-aware Open MPI at $ompi (scripts/install-cuda-mpi.sh builds it): not packed" >&2
 fi
-# Debug sections dropped from the binaries and libraries (71 -> 45 MB on 2026-12-07): a copy to
+# Debug sections dropped from the binaries and libraries (71 -> 43 MB on 2026-12-07): a copy to
 # the GPU host is limited to 64 MiB in all, and every bench binary then fits beside the apps.
 find .gpu-bundle/extra .gpu-bundle/starpu -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
   xargs -0 -r sh -c 'for f; do strip --strip-debug "$f" 2>/dev/null || true; done' sh
