@@ -53,14 +53,17 @@ typedef struct {
    * written by an earlier stage's extent, recompute strategy) */
   tess_reach reach[TESS_MAX_IO];
   tess_reach ext;
-  int grown;  /* ext is not zero */
-  int images; /* the kernel writes its outputs' periodic images (tess_stage_periodic) */
-  int wrap;   /* the kernel reads its inputs periodically, without their halos (idem) */
+  int grown;       /* ext is not zero */
+  unsigned images; /* axes (bits) along which the kernel writes its outputs' periodic images
+                    * (tess_stage_periodic; tess_region.images) */
+  int wrap;        /* the kernel reads its inputs periodically, without their halos (idem) */
   uint32_t in_dirs[TESS_MAX_IO];
   unsigned in_local;
   tess_pieceset lreads[TESS_NPIECES]; /* pieces of local inputs read (reads: exchanged ones) */
-  uint32_t in_stale;   /* while submitting: inputs (bit k) whose halos this stage refreshes */
-  tess_fpcheck *check; /* tess_sim_set_footprint_check: what the check names (NULL: off) */
+  uint32_t in_stale; /* while submitting: inputs (bit k) whose halos this stage refreshes */
+  uint32_t in_valid[TESS_MAX_IO]; /* while submitting: input k's halo directions current before
+                                   * this stage (local copies skip them: halo.c) */
+  tess_fpcheck *check;         /* tess_sim_set_footprint_check: what the check names (NULL: off) */
   struct starpu_codelet cl[3]; /* inner, outer, chain: the same kernel, told apart in traces */
 } tess_op;
 
@@ -279,12 +282,16 @@ typedef struct {
 } tess_chain;
 /* Submits the classes of stage op of every tile, or with chain != NULL appends them to it. */
 tess_err tess_submit_compute(tess_sim_t sim, int op_index, const tess_op *op, tess_chain *chain);
-/* Setup, after the plans: sim->lone, and for each stage how a lone tile's kernel handles the
- * periodic halos, where it can (on the tile's device, the tile lone and two ghost widths long on
- * every axis with ghosts, the stage updating the owned box, no extent): op->wrap, it reads its
- * inputs at their periodic images (tess_region.wrap), so their halos are not copied; else
- * op->images, it writes its outputs' images (tess_region.images), so their halos are current. */
+/* Setup, after the plans: sim->lone, and for each stage how the kernel handles periodic halos,
+ * where it can (on the tile's device, the stage updating the owned box, no extent, no physical
+ * face): op->wrap, a lone tile's kernel (two ghost widths long on every axis with ghosts) reads
+ * its inputs at their periodic images (tess_region.wrap), so their halos are not copied; else
+ * op->images, the axes every tile spans whole (its own neighbour across them, through a local
+ * copy), along which the kernel writes its outputs' images (tess_region.images), so the halos
+ * across those axes alone are current without that copy. */
 void tess_stage_periodic(tess_sim_t sim);
+/* The halo directions across the given axes (bits) alone: those images keep current. */
+uint32_t tess_image_dirs(unsigned axes);
 tess_err tess_chain_submit(tess_sim_t sim, tess_chain *chain);
 double tess_now(void);
 

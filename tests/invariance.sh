@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # invariance.sh APP MPIEXEC ARGS... — an app's final field after N steps (--dump) is bitwise
-# identical across decompositions and modes: 1 rank x 1 tile (the reference), 1 x 8 tiles,
+# identical across decompositions and modes: 1 rank x 1 tile (the reference), the same with every
+# periodic halo copied (--wrap=false: no kernel writes or reads periodic images), 1 x 8 tiles,
 # 2 ranks x 2 tiles, 4 ranks, 3 ranks, and bulk-synchronous mode.
 set -u
 app=$1 mpiexec=$2; shift 2
@@ -13,6 +14,7 @@ run() { # name nranks args...
   grep -h "process grid" "$dir/$name.log" | sed "s/^/  $name: /"
 }
 run ref 1 "$@" --tiles 1
+run copies 1 "$@" --tiles 1 --wrap=false
 run tiles8 1 "$@" --tiles 8
 run r2t2 2 "$@" --tiles 2
 run r4 4 "$@"

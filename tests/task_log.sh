@@ -11,7 +11,7 @@ trap 'rm -rf "$dir"' EXIT
   { echo "FAIL: the run"; tail -5 "$dir/run.txt"; exit 1; }
 per_step=$(sed -n 's/.*; \([0-9.]*\) tasks per step and rank.*/\1/p' "$dir/run.txt")
 [ -n "$per_step" ] || { echo "FAIL: no task count in the run summary"; tail -3 "$dir/run.txt"; exit 1; }
-want=$(awk -v t="$per_step" 'BEGIN { printf "%d", t * 4 * 2 }')
+want=$(awk -v t="$per_step" 'BEGIN { printf "%.0f", t * 4 * 2 }')
 fail=0
 for r in 0 1; do
   f=$dir/log.$r

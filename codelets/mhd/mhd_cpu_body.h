@@ -95,10 +95,11 @@ TESS_MHD_CPU_FMA void TESS_MHD_FN(tess_mhd_rk3_cpu)(const tess_region *r) {
         TESS_MHD_FN(tess_mhd_rhs)(&d, &p, TESS_MHD_FN(tess_mhd_force_at)(&p, x), TESS_MHD_TAB, F);
         for (int c = 0; c < TESS_MHD_NC; c++)
           out[c * X] = TESS_MHD_FN(tess_mhd_rk)(&p, d.val[c], p.substep > 0 ? out[c * X] : 0, F[c]);
-        if (r->images) { /* a lone tile: the cell's periodic images too */
-          const ptrdiff_t sx = tess_image_shift(x, r->ghost[0], r->dim[0]) * s[0],
-                          sy = tess_image_shift(y, r->ghost[1], r->dim[1]) * s[1],
-                          sz = tess_image_shift(z, r->ghost[2], r->dim[2]) * s[2];
+        if (r->images) { /* the cell's periodic images too, along the axes asked */
+          const int im = r->images;
+          const ptrdiff_t sx = (im & 1 ? tess_image_shift(x, r->ghost[0], r->dim[0]) : 0) * s[0],
+                          sy = (im & 2 ? tess_image_shift(y, r->ghost[1], r->dim[1]) : 0) * s[1],
+                          sz = (im & 4 ? tess_image_shift(z, r->ghost[2], r->dim[2]) : 0) * s[2];
           for (int m = 1; m < 8; m++) /* the combinations of the axes' shifts but none */
             if (!((m & 1) && !sx) && !((m & 2) && !sy) && !((m & 4) && !sz))
               for (int c = 0; c < TESS_MHD_NC; c++)

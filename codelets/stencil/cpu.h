@@ -90,6 +90,7 @@
       .cpu_f32 = tess_##nm##_cpu_f32,                                                              \
       .cuda_f32 = TESS_STENCIL_CUDA_FN(tess_##nm##_cuda_f32),                                      \
       .wraps = TESS_STENCIL_WRAPS(nm),                                                             \
+      .images = TESS_IMAGES_CPU,                                                                   \
       .fills = TESS_STENCIL_FILLS(nm),                                                             \
   };
 
@@ -155,6 +156,7 @@
           c.cx = row.cx + x;                                                                       \
           cell(&c);                                                                                \
         }                                                                                          \
+        if (q.images) tess_stencil_row_images(&q, y, z);                                           \
       }                                                                                            \
   }                                                                                                \
   TESS_ROWS_AT(nm, 3d_one, 1, 1, 1)                                                                \

@@ -39,8 +39,10 @@ static int input_moves(const tess_sim_t sim, const tess_op *op, int k, const tes
   const tess_field *f = &sim->field[op->stage.in[k]];
   const int *tn = sim->tn, *g = sim->ghost;
   int n = 0;
+  uint32_t dirs = l->dirs & op->in_dirs[k];
+  if (!l->buffered && !l->physical) dirs &= ~op->in_valid[k]; /* a copy skips what is current */
   for (int d = 0; d < TESS_NDIRS; d++) {
-    if (!((l->dirs & op->in_dirs[k]) >> d & 1)) continue;
+    if (!(dirs >> d & 1)) continue;
     int h[3], lo[3], hi[3];
     tess_dir_vector(d, h);
     for (int i = 0; i < 3; i++) {
@@ -134,11 +136,20 @@ static void add_moves(const tess_sim_t sim, const tess_op *op, const tess_link *
   }
 }
 
-/* Adds, for each stale input, the source tile's class tokens that link l reads. */
+/* Whether link l refreshes input k of op now: the input is stale, and a local copy has a box
+ * of it to move (its current directions are skipped). */
+static int carries(const tess_sim_t sim, const tess_op *op, int k, const tess_link *l) {
+  if (!((op->in_stale >> k) & 1)) return 0;
+  if (l->buffered || l->physical) return 1;
+  tess_boxmove mv[TESS_MAX_LINKS];
+  return input_moves(sim, op, k, l, mv) > 0;
+}
+
+/* Adds, for each input the link refreshes, the source tile's class tokens that link l reads. */
 static void add_source_tokens(const tess_sim_t sim, const tess_op *op, const tess_link *l,
                               tess_task_spec *spec) {
   for (int k = 0; k < op->stage.nin; k++)
-    if ((op->in_stale >> k) & 1)
+    if (carries(sim, op, k, l))
       tess_task_spec_add_own(spec, &sim->tile[l->src_local].slot[sim->field[op->stage.in[k]].slot],
                              l->src_classes, STARPU_R);
 }
@@ -146,7 +157,7 @@ static void add_source_tokens(const tess_sim_t sim, const tess_op *op, const tes
 static void add_halo_token(const tess_sim_t sim, const tess_op *op, const tess_tile *x, int link,
                            tess_task_spec *spec) {
   for (int k = 0; k < op->stage.nin; k++)
-    if ((op->in_stale >> k) & 1)
+    if (carries(sim, op, k, &x->plan->in[link]))
       tess_task_spec_add(spec, x->slot[sim->field[op->stage.in[k]].slot].halo[link], STARPU_W);
 }
 

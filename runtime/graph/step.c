@@ -18,6 +18,7 @@ static tess_err run_stage(tess_sim_t sim, int index, tess_op *op, tess_chain *ch
   if (!op->wrap) /* a wrapping kernel reads no halo */
     for (int k = 0; k < st->nin; k++) {
       tess_field *f = &sim->field[st->in[k]];
+      op->in_valid[k] = f->halo_valid;
       if (op->in_dirs[k] & ~f->halo_valid) op->in_stale |= 1u << k;
       f->halo_valid |= op->in_dirs[k];
     }
@@ -25,9 +26,9 @@ static tess_err run_stage(tess_sim_t sim, int index, tess_op *op, tess_chain *ch
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
   TESS_CALL(tess_submit_compute(sim, index, op, chain));
   if (sim->mode == TESS_MODE_BULK) TESS_STARPU_CALL(starpu_task_wait_for_all());
-  /* a kernel that wrote its outputs' periodic images left their halos current: no copies */
-  const uint32_t all = ((1u << TESS_NDIRS) - 1) & ~(1u << TESS_DIR_CENTER);
-  const uint32_t valid = op->images ? all : 0;
+  /* a kernel that wrote its outputs' periodic images left their halos across those axes
+   * current: no copies there */
+  const uint32_t valid = tess_image_dirs(op->images);
   for (int k = 0; k < st->nout; k++)
     sim->field[st->out[k]].halo_valid = valid;
   return TESS_OK;

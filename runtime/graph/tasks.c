@@ -442,6 +442,47 @@ tess_err tess_task_gate(tess_sim_t sim, starpu_data_handle_t h) {
   return TESS_OK;
 }
 
+/* The axes along which every tile is its own periodic neighbour, at least two ghost widths
+ * long, with every halo direction that stays inside the tile (across those axes only) filled by
+ * a local copy from the tile itself and every other direction by another link: there a kernel
+ * may write its outputs' periodic images (op->images), which leaves those halos current without
+ * the copy. Every tile's classes then span those axes whole (a class is the set of pieces that
+ * wait on the same buffered links, and no buffered link tells the two sides of such an axis
+ * apart), so a class that reads an image reads the cells it mirrors too and already waits for the
+ * class that wrote them. 0: none, or a tile whose copies and links do not split so (the held-back
+ * test link, the buffered mode's links to the tile itself). */
+static unsigned image_axes(const tess_sim_t sim) {
+  unsigned axes = 0;
+  for (int a = 0; a < 3; a++) {
+    if (!sim->ghost[a] || sim->G[a] > 1) continue;
+    if (!sim->periodic[a] || sim->dim[a] - 2 * sim->ghost[a] < 2 * sim->ghost[a]) return 0;
+    axes |= 1u << a;
+  }
+  if (!axes || sim->delay.active || tess_boundary_walled(sim)) return 0;
+  const uint32_t mine = tess_image_dirs(axes);
+  for (int t = 0; t < sim->ntiles; t++) {
+    const tess_tile *x = &sim->tile[t];
+    for (int k = 0; k < x->plan->nin; k++) {
+      const tess_link *l = &x->plan->in[k];
+      const int self = l->src_gid == x->id && !l->buffered && !l->physical;
+      if (self ? (l->dirs & ~mine) != 0 : (l->dirs & mine) != 0) return 0;
+    }
+  }
+  return axes;
+}
+
+uint32_t tess_image_dirs(unsigned axes) {
+  uint32_t dirs = 0;
+  for (int d = 0; d < TESS_NDIRS; d++) {
+    int h[3], in = d != TESS_DIR_CENTER;
+    tess_dir_vector(d, h);
+    for (int a = 0; a < 3; a++)
+      in &= h[a] == 0 || ((axes >> a) & 1);
+    dirs |= (uint32_t)in << d;
+  }
+  return dirs;
+}
+
 void tess_stage_periodic(tess_sim_t sim) {
   const tess_tile *t = &sim->tile[0];
   const tess_plan *p = t->plan;
@@ -452,6 +493,7 @@ void tess_stage_periodic(tess_sim_t sim) {
   for (int a = 0; a < 3; a++)
     long_enough &= sim->ghost[a] == 0 || sim->dim[a] - 2 * sim->ghost[a] >= 2 * sim->ghost[a];
   const unsigned dev = t->cuda ? TESS_IMAGES_CUDA : TESS_IMAGES_CPU;
+  const unsigned axes = sim->no_wrap ? 0u : image_axes(sim);
   /* GPU kernels wrap in 3D only: their z-marches fold the wrap into what they form once per
    * plane, while on a 2D tile they run cell by cell and wrap every read (Cahn-Hilliard fused
    * 4096^2 on an H100: 0.71 ms a step against 0.40-0.48 with the halos copied). */
@@ -459,10 +501,10 @@ void tess_stage_periodic(tess_sim_t sim) {
   for (int i = 0; i < sim->nops; i++) {
     tess_op *op = sim->op[i];
     /* images and wrapped reads are periodic by definition: not along a physical face */
-    const int can = op->kind == TESS_OP_STAGE && sim->lone && long_enough && !op->grown &&
-                    !tess_boundary_walled(sim);
-    op->wrap = can && !sim->no_wrap && (op->stage.kernel->wraps & dev) != 0 && !(t->cuda && flat);
-    op->images = can && !op->wrap && (op->stage.kernel->images & dev) != 0;
+    const int can = op->kind == TESS_OP_STAGE && !op->grown && !tess_boundary_walled(sim);
+    op->wrap = can && sim->lone && long_enough && !sim->no_wrap &&
+               (op->stage.kernel->wraps & dev) != 0 && !(t->cuda && flat);
+    op->images = can && !op->wrap && (op->stage.kernel->images & dev) != 0 ? axes : 0u;
   }
 }
 

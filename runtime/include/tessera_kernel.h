@@ -88,11 +88,12 @@ typedef struct tess_region {
   const void *params; /* the stage's parameter block (host memory) */
   double t, dt;       /* time at the start of the step, and the step */
   int stage;          /* index of the stage in the step program */
-  /* Nonzero (only for a kernel whose record sets `images` for this device): the tile is its
-   * own neighbour in every direction, at least two ghost widths long on every axis with ghosts,
-   * and [lo, hi) lies in its owned box; besides each output cell
-   * the kernel writes the cell's periodic images in the ghost layers (tess_image_shift), so the
-   * outputs' halos are current without a copy. */
+  /* Axes as bits (1 x, 2 y, 4 z; 0: none; only for a kernel whose record sets `images` for
+   * this device): along each of them the tile is its own periodic neighbour, at least two ghost
+   * widths long, and [lo, hi) lies in its owned box; besides each output cell the kernel writes
+   * the cell's periodic images along those axes in the ghost layers (tess_image_shift: every
+   * combination of those axes' shifts but none), so the outputs' halos across those axes are
+   * current without a copy. A lone tile gets every axis with ghosts. */
   int images;
   /* Nonzero (only for a kernel whose record sets `wraps` for this device; never with `images`):
    * the same conditions, but the inputs' ghost layers are NOT current: the kernel reads every
