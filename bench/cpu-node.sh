@@ -18,7 +18,9 @@
 #   omp-T        bench/omp_heat.c (ghost fill + 7-point sweep, gcc -O3 -march=native -fopenmp,
 #                built here) on T threads; its best T is the anchor
 # Every Tessera run prints its median time per step over chunks of 10 steps after warm-up; one
-# run per configuration. Output under $OUT (default /tmp/cpu-node): cpu-node.csv, summary.txt
+# run per configuration. AB_WRAP=1: each Tessera configuration is run again right after itself
+# with --wrap=false (NAME-copies: every periodic halo copied, no kernel writing images; the
+# ratios below leave those runs out and add images / copies per configuration). Output under $OUT (default /tmp/cpu-node): cpu-node.csv, summary.txt
 # (the ratios: default / best tiling, 16x1 (or most ranks of 1 worker) / best 1-rank, Tessera's
 # best / OpenMP's best), logs/. COMMIT=... names the commit where the tree has no .git.
 set -uo pipefail
@@ -75,6 +77,9 @@ run() {
   printf '%5s %-22s %2s ranks x %3s workers  %4s tiles  %9s ms\n' "$n" "$name" "$ranks" \
     "$workers" "${tiles:-?}" "$med" | tee -a "$sum"
   echo "$n,$name,$ranks,$workers,${tiles:-},${direct},$med,\"$place\"" >>"$csv"
+  if [ -n "${AB_WRAP:-}" ] && [ "${name%-copies}" = "$name" ]; then
+    run "$n" "$name-copies" "$ranks" "$workers" "$@" --wrap=false
+  fi
 }
 
 # The anchor, built here (the GPU host has gcc 13 and no package access)
@@ -129,6 +134,8 @@ done
 /usr/bin/env python3 - "$csv" <<'EOF' | tee -a "$sum"
 import csv, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
+copies = {(r["n"], r["config"][:-len("-copies")]): r for r in rows if r["config"].endswith("-copies")}
+rows = [r for r in rows if not r["config"].endswith("-copies")]
 def ms(r):
     try: return float(r["median_ms"])
     except ValueError: return None
@@ -153,5 +160,9 @@ for n in sorted({r["n"] for r in rows}, key=int):
     ratio(d, bt, "default / best tiling (target <= 1.2)")
     ratio(r16, b1, f"{rmax}x1 / best 1-rank (target for 16x1 <= 1.3)")
     ratio(tb, om, "Tessera's best / OpenMP's best (target <= 1.5)")
+    for r in R:
+        c = copies.get((n, r["config"]))
+        if c and ms(c):
+            ratio(r, c, f"{r['config']} images / copies (--wrap=false)")
 EOF
 echo "csv: $csv"

@@ -18,6 +18,38 @@ TESS_HD tess_cell TESS_FN(tess_cell_at)(const tess_stencil_plan *p, long long x,
   return c;
 }
 
+#ifndef __CUDACC__
+/* After a CPU sweep's row (y, z): the periodic images of its output cells along the axes
+ * p->images (tess_region.images), copied from the row while it is in cache. Along x the owned
+ * cells within g of an end, [g, 2g) and [n, n + g), go n across; the row goes to its images
+ * along y, z and both, each with its x images. */
+TESS_HD void TESS_FN(tess_row_images)(const tess_stencil_plan *p, int y, int z) {
+  const int im = p->images, g = p->ghost[0], n = p->dim[0] - 2 * g;
+  const int dy = im & 2 ? tess_image_shift(y, p->ghost[1], p->dim[1]) : 0;
+  const int dz = im & 4 ? tess_image_shift(z, p->ghost[2], p->dim[2]) : 0;
+  const int x0 = p->lo[0], x1 = x0 + p->n[0];
+  const int a0 = x0 > g ? x0 : g, a1 = im & 1 ? (x1 < 2 * g ? x1 : 2 * g) : a0;
+  const int b0 = x0 > n ? x0 : n, b1 = im & 1 ? (x1 < n + g ? x1 : n + g) : b0;
+  for (int o = 0; o < p->nout; o++) {
+    const long long sy = p->opos[o][1], sz = p->opos[o][2], nc = sy / p->dim[0];
+    for (long long c = 0; c < nc; c++) {
+      real *row = (real *)p->out[o] + z * sz + y * sy + c * p->dim[0];
+      for (int m = 0; m < 4; m++) { /* the row itself, then its images along y, z, both */
+        if (((m & 1) && !dy) || ((m & 2) && !dz)) continue;
+        real *to = row + (m & 1 ? dy * sy : 0) + (m & 2 ? dz * sz : 0);
+        if (m)
+          for (int x = x0; x < x1; x++)
+            to[x] = row[x];
+        for (int x = a0; x < a1; x++)
+          to[x + n] = row[x];
+        for (int x = b0; x < b1; x++)
+          to[x - n] = row[x];
+      }
+    }
+  }
+}
+#endif
+
 #ifdef __CUDACC__
 /* A device-memory read at offset (dx, dy, dz) from the cell; with c->wr at the periodic image
  * of that point (tess_region.wrap: a lone tile's ghost layers are not current). The pointers

@@ -156,7 +156,7 @@
           c.cx = row.cx + x;                                                                       \
           cell(&c);                                                                                \
         }                                                                                          \
-        if (q.images) tess_stencil_row_images(&q, y, z);                                           \
+        if (q.images) TESS_FN(tess_row_images)(&q, y, z);                                          \
       }                                                                                            \
   }                                                                                                \
   TESS_ROWS_AT(nm, 3d_one, 1, 1, 1)                                                                \

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "region.h"
 
@@ -92,32 +91,4 @@ int tess_stencil_plan_make(const tess_stencil_spec *s, const tess_region *r, tes
   for (int i = 0; i < TESS_STENCIL_MAXK; i++)
     p->kf[i] = (float)p->k[i];
   return 1;
-}
-
-void tess_stencil_row_images(const tess_stencil_plan *p, int y, int z) {
-  const int im = p->images;
-  const int dy = im & 2 ? tess_image_shift(y, p->ghost[1], p->dim[1]) : 0;
-  const int dz = im & 4 ? tess_image_shift(z, p->ghost[2], p->dim[2]) : 0;
-  const int g = p->ghost[0], n = p->dim[0] - 2 * g, x0 = p->lo[0], x1 = x0 + p->n[0];
-  /* x images: owned cells within g of an end, [g, 2g) and [n, n + g), clipped to the row */
-  const int a0 = x0 > g ? x0 : g, a1 = x1 < 2 * g ? x1 : 2 * g;
-  const int b0 = x0 > n ? x0 : n, b1 = x1 < n + g ? x1 : n + g;
-  const size_t es = p->prec == TESS_FP32 ? sizeof(float) : sizeof(double);
-  for (int o = 0; o < p->nout; o++) {
-    const long long X = p->dim[0], nc = p->opos[o][1] / X;
-    for (long long c = 0; c < nc; c++) {
-      char *row = (char *)p->out[o] + es * (size_t)(z * p->opos[o][2] + y * p->opos[o][1] + c * X);
-      for (int m = 0; m < 4; m++) { /* the row itself, then its images along y, z, both */
-        if (((m & 1) && !dy) || ((m & 2) && !dz)) continue;
-        char *to = row + es * (size_t)((m & 1 ? dy * p->opos[o][1] : 0) +
-                                       (m & 2 ? dz * p->opos[o][2] : 0));
-        if (m) memcpy(to + es * (size_t)x0, row + es * (size_t)x0, es * (size_t)(x1 - x0));
-        if (!(im & 1)) continue;
-        if (a1 > a0)
-          memcpy(to + es * (size_t)(a0 + n), row + es * (size_t)a0, es * (size_t)(a1 - a0));
-        if (b1 > b0)
-          memcpy(to + es * (size_t)(b0 - n), row + es * (size_t)b0, es * (size_t)(b1 - b0));
-      }
-    }
-  }
 }

@@ -79,7 +79,7 @@ typedef struct {
   tess_precision prec;
   int dim[3], ghost[3]; /* padded tile extent and ghost widths (periodic wrap) */
   int wrap;             /* tess_region.wrap: read beyond the owned box at its image */
-  int images;           /* tess_region.images: the axes whose images the CPU sweep writes */
+  int images;    /* tess_region.images: the axes whose images the CPU sweep writes (cell.h) */
   int reads_out; /* tess_region.out_read bit 0: output 0 is read (cuda.cuh fetches it ahead) */
   int nwall;     /* tess_region.walls: faces of input 0 to fill first (cuda.cuh) */
   tess_wall wall[TESS_MAX_WALLS];
@@ -196,10 +196,6 @@ void tess_stencil_fail(const char *kernel, const char *file, int line, const cha
   do {                                                                                             \
     if (!(cond)) tess_stencil_fail(name, __FILE__, __LINE__, msg);                                 \
   } while (0)
-
-/* After a CPU sweep's row (y, z) of the region: the periodic images of its output cells along
- * p->images (tess_region.images), each copied from the row as it stands (the row is in cache). */
-void tess_stencil_row_images(const tess_stencil_plan *p, int y, int z);
 
 /* Checks r against the spec (fields, components, aliasing, footprint inside the padded tile)
  * and fills p, constants included. 0: empty region (nothing to do); 1: sweep it. */
