@@ -15,6 +15,8 @@
  *     --wrap      timed and profiled launches read every point beyond the owned box at its
  *                 periodic image (tess_region.wrap, as a lone tile's launches do)
  *     --auto-only time the production kernel only (no 16x16 tile, no generic kernel)
+ *     --thin-tile NX,NY,NZ  only the three outer slabs 3 cells thin of a tile of that size
+ *                 (what the classes of a tiled run launch), every kernel kind, both precisions
  *     --profile N only 3 steps of the production kernel at N^3 (for ncu); with --f32 the
  *                 single-precision one; --kind K: kernel_kind K instead of the production one
  *
@@ -495,7 +497,8 @@ template <class T> struct timed_case {
   double h[3];
   tess_mhd_params p;
   T *in, *out;
-  explicit timed_case(int n) : t(make_tile(n, n, n)), p(TESS_MHD_PARAMS_DEFAULT) {
+  explicit timed_case(int n) : timed_case(n, n, n) {}
+  timed_case(int nx, int ny, int nz) : t(make_tile(nx, ny, nz)), p(TESS_MHD_PARAMS_DEFAULT) {
     h[0] = h[1] = h[2] = 2.0 * M_PI / 128.0;
     p.dt = 0x1p-23;
     g_dev.ensure(t.elems * sizeof(T));
@@ -538,7 +541,7 @@ int main(int argc, char **argv) {
   std::vector<int> sizes = {128, 256, 512};
   int reps = 20;
   bool thin = true, quick = false, sanitize = false, f32 = false;
-  int profile = 0;
+  int profile = 0, thin_tile[3] = {0, 0, 0};
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--emulate"))
       g_emulate = true;
@@ -558,7 +561,12 @@ int main(int argc, char **argv) {
       g_wrap = 1;
     else if (!std::strcmp(argv[i], "--auto-only"))
       g_auto_only = true;
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+    else if (!std::strcmp(argv[i], "--thin-tile") && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%d,%d,%d", &thin_tile[0], &thin_tile[1], &thin_tile[2]) != 3) {
+        std::fprintf(stderr, "--thin-tile '%s': expected NX,NY,NZ\n", argv[i]);
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
       sizes.clear();
@@ -568,7 +576,7 @@ int main(int argc, char **argv) {
       std::fprintf(
           stderr,
           "usage: %s [--emulate] [--quick] [--sizes a,b,c] [--reps N] [--no-thin] [--kind K] "
-          "[--sanitize] [--profile N] [--f32] [--wrap] [--auto-only]\n",
+          "[--sanitize] [--profile N] [--f32] [--wrap] [--auto-only] [--thin-tile NX,NY,NZ]\n",
           argv[0]);
       return 2;
     }
@@ -589,6 +597,11 @@ int main(int argc, char **argv) {
     sanitize_cases<float>();
     std::printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
     return g_failures ? 1 : 0;
+  }
+  if (thin_tile[0] > 0) { /* the thin boxes alone, no validation */
+    time_thin<double>(thin_tile, reps);
+    time_thin<float>(thin_tile, reps);
+    return 0;
   }
   if (profile) {
     if (f32)

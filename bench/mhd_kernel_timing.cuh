@@ -40,6 +40,8 @@ static double copy_bandwidth() {
   return 2.0 * (double)bytes / (med * 1e-3) / 1e9;
 }
 
+template <class T> static void time_boxes(timed_case<T> &c, int reps);
+
 struct timing_row {
   int n;
   std::string kernel;
@@ -79,24 +81,36 @@ template <class T> static void time_size(int n, double bw, int reps, bool thin) 
                 med / floor_ms);
     std::fflush(stdout);
   }
-  if (!thin) return;
-  /* the outer segments of an overlapped run on this tile: one substep each */
-  const int e = t.hi[0];
-  const int boxes[3][6] = {{3, 6, 3, e, 3, e}, {3, e, 3, 6, 3, e}, {3, e, 3, e, 3, 6}};
-  const char *bn[3] = {"x-thin 3xNxN", "y-thin Nx3xN", "z-thin NxNx3"};
-  p.substep = 1;
+  if (thin) time_boxes(c, reps);
+}
+
+/* The outer segments of an overlapped run on case c's tile, 3 cells thin across each axis (the
+ * whole tile along the others): one substep each, every kernel kind. */
+template <class T> static void time_boxes(timed_case<T> &c, int reps) {
+  const tile &t = c.t;
+  const int *e = t.hi;
+  const int boxes[3][6] = {
+      {3, 6, 3, e[1], 3, e[2]}, {3, e[0], 3, 6, 3, e[2]}, {3, e[0], 3, e[1], 3, 6}};
+  const char *bn[3] = {"x-thin", "y-thin", "z-thin"};
+  c.p.substep = 1;
   for (int i = 0; i < 3; i++) {
     const int lo[3] = {boxes[i][0], boxes[i][2], boxes[i][4]},
               hi[3] = {boxes[i][1], boxes[i][3], boxes[i][5]};
     const double bc = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     for (int kind : {(int)G::KIND_AUTO, (int)G::KIND_TILED, (int)G::KIND_GENERIC}) {
-      tess_region r = make_region(t, lo, hi, h, &p, (const T *)din, dout);
+      tess_region r = make_region(t, lo, hi, c.h, &c.p, (const T *)c.in, c.out);
       double med, lo_ms;
       median_ms([&] { G::launch<T>(&r, nullptr, kind); }, reps, &med, &lo_ms);
-      std::printf("  %4d^3 %-13s %-16s %8.1f us/substep  %7.3f ns/cell/substep\n", n, bn[i],
-                  kind_name<T>(kind), med * 1e3, med * 1e6 / bc);
+      std::printf("  tile %dx%dx%d %-7s %dx%dx%d %-16s %8.1f us/substep  %7.3f ns/cell/substep\n",
+                  e[0] - 3, e[1] - 3, e[2] - 3, bn[i], hi[0] - lo[0], hi[1] - lo[1],
+                  hi[2] - lo[2], kind_name<T>(kind), med * 1e3, med * 1e6 / bc);
     }
   }
+}
+
+template <class T> static void time_thin(const int n[3], int reps) {
+  timed_case<T> c(n[0], n[1], n[2]);
+  time_boxes(c, reps);
 }
 
 static void print_kernel_resources() {
