@@ -102,8 +102,8 @@ template <class T> static void time_boxes(timed_case<T> &c, int reps) {
       double med, lo_ms;
       median_ms([&] { G::launch<T>(&r, nullptr, kind); }, reps, &med, &lo_ms);
       std::printf("  tile %dx%dx%d %-7s %dx%dx%d %-16s %8.1f us/substep  %7.3f ns/cell/substep\n",
-                  e[0] - 3, e[1] - 3, e[2] - 3, bn[i], hi[0] - lo[0], hi[1] - lo[1],
-                  hi[2] - lo[2], kind_name<T>(kind), med * 1e3, med * 1e6 / bc);
+                  e[0] - 3, e[1] - 3, e[2] - 3, bn[i], hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2],
+                  kind_name<T>(kind), med * 1e3, med * 1e6 / bc);
     }
   }
 }

@@ -235,7 +235,10 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
 #define HEAT_VARIANTS_F32(op, R)                                                                   \
   HEAT_VARIANTS(op, R), ZK(op, R, 4, 128, 4, 256, 1, 10), ZK(op, R, 4, 256, 2, 0, 1, 10),          \
       ZK(op, R, 4, 128, 2, 0, 2, 10), ZK(op, R, 8, 128, 2, 0, 1, 10),                              \
-      ZK(op, R, 8, 128, 2, 256, 1, 10)
+      ZK(op, R, 8, 128, 2, 256, 1, 10), ZK(op, R, 4, 128, 2, 256, 3, 0),                           \
+      ZK(op, R, 4, 128, 2, 0, 3, 0), ZK(op, R, 4, 64, 4, 256, 3, 0),                               \
+      ZK(op, R, 2, 128, 4, 256, 2, 0), ZK(op, R, 4, 256, 1, 256, 3, 0),                            \
+      ZK(op, R, 4, 128, 2, 256, 4, 0)
 /* the layer's shapes (tess_zk2_shape in double, tess_zp2_shape in float), their neighbours, and
  * the pairs in the shape the layer used in double before (d8); in float also more planes in
  * flight */
