@@ -3,10 +3,12 @@
 # implies, counted by hand. Heat order 6 (a star of radius 3: a tile reads the 6 face halos,
 # 3 cells deep), 24^3, double (8 bytes a cell), one stage a step:
 #   2 ranks, 1x1x2, 1 tile each, periodic: each rank's tile has the other rank's tile below and
-#     above it: 1 message a step each way, both z faces, 2 x 24 x 24 x 3 cells; a step is a pack,
-#     an unpack and 2 classes (the z slabs, the rest): the tile is its own neighbour across x and
-#     y, and the kernel writes those images as it sweeps, so there is no copy task; with
-#     --wrap=false it is copied (5 tasks a step) and the field is bitwise the same;
+#     above it: 1 message a step each way, both z faces, 2 x 24 x 24 x 3 cells; a step is a pack
+#     and 2 classes (the z slabs, which unpack the message first, and the rest): the tile is its
+#     own neighbour across x and y, and the kernel writes those images as it sweeps, so there is
+#     no copy task; with --wrap=false it is copied (4 tasks a step), with
+#     --unpack-in-class=false the message has an unpack task (4 a step), and the field is
+#     bitwise the same each time;
 #   the same with walls in z: only one face between the ranks, 1 message of 24 x 24 x 3 cells;
 #   1 rank, 8 tiles buffered, cut z first (1x2x4: 24 x 12 x 6 cells, so no inner slab in z):
 #     no message; each tile has 4 buffered links in (itself across x, the one other tile across
@@ -47,13 +49,19 @@ timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 
   --dump "$dir/images.bin" > "$dir/periodic.log" 2>&1 ||
   { echo "FAIL: periodic run"; tail -5 "$dir/periodic.log"; exit 1; }
 grep -q "1x1x2" "$dir/periodic.log" || { echo "FAIL: expected a 1x1x2 process grid"; grep -m3 -i grid "$dir/periodic.log"; fail=1; }
-check "2 ranks, periodic" "$dir/periodic.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 1.0 0.0 4.0
+check "2 ranks, periodic" "$dir/periodic.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 0.0 1.0 3.0
 timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 --tiles 1 \
   --wrap=false --dump "$dir/copies.bin" > "$dir/copies.log" 2>&1 ||
   { echo "FAIL: periodic run with copies"; tail -5 "$dir/copies.log"; exit 1; }
-check "2 ranks, periodic, --wrap=false" "$dir/copies.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 1.0 0.0 5.0
+check "2 ranks, periodic, --wrap=false" "$dir/copies.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 0.0 1.0 4.0
 if cmp -s "$dir/images.bin" "$dir/copies.bin"; then echo "ok: images give the same field as copies"
 else echo "FAIL: the field with images differs from the one with copies"; fail=1; fi
+timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 --tiles 1 \
+  --unpack-in-class=false --dump "$dir/utask.bin" > "$dir/utask.log" 2>&1 ||
+  { echo "FAIL: periodic run with unpack tasks"; tail -5 "$dir/utask.log"; exit 1; }
+check "2 ranks, periodic, --unpack-in-class=false" "$dir/utask.log" 1 $((2 * face)) 1 $((2 * face)) 1.0 1.0 0.0 4.0
+if cmp -s "$dir/images.bin" "$dir/utask.bin"; then echo "ok: an unpack task gives the same field as the class unpacking"
+else echo "FAIL: the field with an unpack task differs from the one unpacked by the class"; fail=1; fi
 
 timeout 300 "$mpiexec" --oversubscribe -np 2 "$heat" "${args[@]}" --procs 1,1,2 --tiles 1 \
   --periodic xy --set 'boundary.u=z:dirichlet(0)' > "$dir/walls.log" 2>&1 ||

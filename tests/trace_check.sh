@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # trace_check.sh HEAT MPIEXEC [files|delay|vite|all] — the --trace path, end to end:
 #   files  a traced 2-rank CPU run (tess-heat 24^3, 2 steps) leaves paje.trace, dag.dot and
-#          tasks.rec; scripts/trace_summary.py finds all five kinds (pack, exchange, unpack,
-#          inner, outer), matches the inter-rank halos to MPI messages, reports utilisation,
-#          hidden share, critical path, outer halo delays, and draws a non-blank timeline PNG
+#          tasks.rec; scripts/trace_summary.py finds pack, exchange, inner and outer tasks (each
+#          message unpacked by the class that reads it), matches the inter-rank halos to MPI
+#          messages, reports utilisation, hidden share, critical path, outer halo delays, and
+#          draws a non-blank timeline PNG; the same with --unpack-in-class=false, where the
+#          messages have unpack tasks of their own, finds all five kinds
 #   delay  with halo +x of tile 0 held back 0.5 s (--delay 0,14,0.5, 1 step): outer segments of
 #          t0 not needing +x started before that halo arrived, and exactly those with +x in
 #          their direction (the ones depending on 'unpack t0 +x s0') started after it
@@ -62,6 +64,10 @@ check_files() {
   sed -n '1,/^Worker/p' "$dir/t1.txt" | sed 's/^/  | /' | head -20
   $PY "$checks" summary "$dir/t1.json" || fail=1
   $PY "$checks" png "$dir/t1.png" 6 || fail=1
+  echo "== files: the same with an unpack task for each message (--unpack-in-class=false)"
+  run t2 --grid 24,24,24 --steps 2 --unpack-in-class=false
+  summarise t2 || return
+  $PY "$checks" summary "$dir/t2.json" unpack || fail=1
 }
 
 check_delay() {
@@ -88,8 +94,9 @@ vite_export() { # trace out.svg [-t T0:T1] — ViTE's own SVG export, headless; 
 
 check_vite() {
   echo "== vite: ViTE reads the merged trace"
-  [ -f "$dir/t1.json" ] || { run t1 --grid 24,24,24 --steps 2; summarise t1; }
-  if ! vite_export "$dir/t1/paje.trace" "$dir/vite.svg"; then
+  # a run with unpack tasks, so that every kind has states to draw
+  [ -f "$dir/t2.json" ] || { run t2 --grid 24,24,24 --steps 2 --unpack-in-class=false; summarise t2; }
+  if ! vite_export "$dir/t2/paje.trace" "$dir/vite.svg"; then
     cat "$dir/vite.svg.log"; bad "ViTE exported nothing from paje.trace"; return
   fi
   echo "  vite.svg: $(wc -c < "$dir/vite.svg") bytes, $(grep -c '<rect' "$dir/vite.svg") rectangles;" \
@@ -106,8 +113,8 @@ check_vite() {
     $PY "$checks" vite-log "$dir/vite.svg.parse.txt" || fail=1
   fi
   # zoomed in (2 ms from the first task) ViTE draws every state: the kinds must show
-  win=$($PY "$checks" window "$dir/t1.json" 2)
-  if vite_export "$dir/t1/paje.trace" "$dir/vite-zoom.svg" -t "$win"; then
+  win=$($PY "$checks" window "$dir/t2.json" 2)
+  if vite_export "$dir/t2/paje.trace" "$dir/vite-zoom.svg" -t "$win"; then
     $PY "$checks" vite-colours "$dir/vite-zoom.svg" || fail=1
   else
     bad "ViTE exported nothing for the window $win"

@@ -10,8 +10,9 @@
  *         direct.c)-->
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
- * Between tiles of one rank the unpack is done by the first class task that reads the link
- * (unpack_host, plan.h), before its kernel; from another rank it is a task of its own.
+ * The unpack is done by the first class task that reads the link (unpack_host, plan.h), before
+ * its kernel, from this rank or another (the class then waits for the receive); else it is a
+ * task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per
  * tile and stage ("copy" in the logs), before the classes that read them.
@@ -343,6 +344,20 @@ int tess_halo_hosted(const tess_sim_t sim, const tess_op *op, const tess_tile *x
   return n;
 }
 
+/* Gives link k of tile x (its buffer buf, nmoves moves) to the class that unpacks it
+ * (tess_halo_unpack_host; tess_submit_compute then adds the moves to that class's task). 0: no
+ * such class, the link needs an unpack task. */
+static int host_unpack(tess_sim_t sim, int op_index, tess_tile *x, int k, starpu_data_handle_t buf,
+                       int nmoves) {
+  const int host = tess_halo_unpack_host(sim, op_index, x, k);
+  if (host < 0) return 0;
+  x->plan->host[k] = host;
+  x->plan->host_buf[k] = buf;
+  x->plan->host_moves[k] = nmoves;
+  sim->halo.hosted++;
+  return 1;
+}
+
 /* A buffered link a tile sends this stage: to another rank (x NULL) or to tile x of this rank
  * (its incoming link number k). */
 typedef struct {
@@ -426,16 +441,8 @@ static tess_err send_tile(tess_sim_t sim, const tess_op *op, int op_index, tess_
     for (int i = first; i < last; i++) {
       const sending *s = &snd[i];
       if (s->x) {
-        tess_plan *xp = s->x->plan;
-        const int host = tess_halo_unpack_host(sim, op_index, s->x, s->k);
-        if (host < 0) {
+        if (!host_unpack(sim, op_index, s->x, s->k, s->buf, s->nmoves))
           TESS_CALL(submit_unpack(sim, op, op_index, s->x, s->k, s->buf, s->nmoves));
-          continue;
-        }
-        xp->host[s->k] = host; /* tess_submit_compute: that class's task unpacks it */
-        xp->host_buf[s->k] = s->buf;
-        xp->host_moves[s->k] = s->nmoves;
-        sim->halo.hosted++;
         continue;
       }
       const int64_t tag = tag_of(sim, op_index, s->l);
@@ -477,7 +484,8 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
         TESS_STARPU_CALL(starpu_mpi_irecv_detached(buf, l->src_rank, tag, sim->comm, NULL, NULL));
-      TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
+      if (!host_unpack(sim, op_index, x, k, buf, nm))
+        TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
     }
   }
 

@@ -16,11 +16,12 @@
  * which also does its local copies. With a 1x1x4 process grid a tile has 3 classes (inner,
  * low z slab, high z slab), whatever the footprint.
  *
- * Unpacks. A buffered link between tiles of this rank is unpacked by one of the classes that read
- * its halo, in that class's task, before its kernel: the reader whose buffered reads are
- * contained in every other reader's (the face class of a face link), submitted first, so no
- * class waits on an arrival its own footprint does not read. A link to another rank, one no
- * such class exists for, one an edge or corner fill reads, or the held-back test link has an
+ * Unpacks. A buffered link is unpacked by one of the classes that read its halo, in that
+ * class's task, before its kernel: the reader whose buffered reads are contained in every other
+ * reader's (the face class of a face link), submitted first, so no class waits on an arrival
+ * its own footprint does not read. A link from another rank is unpacked so too, its class
+ * waiting for the receive. A link no such class exists for, one an edge or corner fill reads,
+ * the held-back test link, or every link with tess_sim_set_unpack_in_class(sim, 0), has an
  * unpack task.
  *
  * Tokens. Dependencies are carried by StarPU "void" handles (no memory; kernels address the

@@ -1,6 +1,8 @@
 """The Trace of one trace directory: its Tessera tasks with rank clocks aligned (offsets
 estimated from the MPI messages), the halo exchange of every unpack (producer pack, MPI message,
-sent / arrival / start), and the busy (inner/outer) intervals that hide exchange time.
+sent / arrival / start; the unpack is a task of its own, or the class task that unpacks a message
+from another rank before its kernel: e["hosted"]), and the busy (inner/outer) intervals that hide
+exchange time.
 The summaries come from the Statistics and CriticalPath mixins (stats.py, critical.py)."""
 import bisect
 import collections
@@ -166,6 +168,20 @@ class Trace(Statistics, CriticalPath):
         c = [(c[i] + h[i]) % g[i] for i in range(3)]
         return c[0] + g[0] * (c[1] + g[1] * c[2])
 
+    def _hosted(self):
+        """Class tasks that unpack a message themselves (a link from another rank unpacked in the
+        class that reads it, runtime/graph/halo.c): (class task, the receive's data release it
+        depends on), one pair per message."""
+        pairs = []
+        for t in self.tasks:
+            if t.kind not in ("inner", "outer"):
+                continue
+            for j in t.deps:
+                d = self.all.get(j)
+                if d is not None and d.name.startswith("_starpu_data_acquire_cb_release"):
+                    pairs.append((t, d))
+        return sorted(pairs, key=lambda p: p[0].start)
+
     def _exchanges(self):
         self.exchanges = []
         unpacks = sorted((t for t in self.tasks if t.kind == "unpack"), key=lambda t: t.start)
@@ -199,6 +215,11 @@ class Trace(Statistics, CriticalPath):
             elif pack is not None:
                 local.add((u.tile, u.dirv, pack.tile))
             found.append((u, pack, release, gate_end, link))
+        for c, release in self._hosted():  # the consumer is the class that unpacks it
+            link = self._match_link(c, release, by_dst, used)
+            if link is not None:
+                remote.add((c.tile, c.dirv, link["src"]))
+            found.append((c, None, release, None, link))
         # 2. the tile grid, to name the neighbour that packed a halo sent between ranks
         self.grids = self._infer_grid(local, remote)
         if not self.grids and remote:
@@ -206,7 +227,8 @@ class Trace(Statistics, CriticalPath):
                                  "halos matched by time")
         pack_used = set()
         for u, pack, release, gate_end, link in found:
-            e = {"unpack": u, "producer": None, "remote": False, "link": link}
+            e = {"unpack": u, "producer": None, "remote": False, "link": link,
+                 "hosted": u.kind != "unpack"}
             if pack is not None:
                 e["producer"] = pack
                 sent = arrival = pack.end
@@ -256,7 +278,7 @@ class Trace(Statistics, CriticalPath):
             e.update(sent=sent, arrival=arrival, start=u.start, total=u.start - sent,
                      transfer=arrival - sent, wait=u.start - arrival)
             self.exchanges.append(e)
-        self.exch_of = {e["unpack"].job: e for e in self.exchanges}
+        self.exch_of = {e["unpack"].job: e for e in self.exchanges if not e["hosted"]}
 
     def _busy(self):
         self.busy = {}

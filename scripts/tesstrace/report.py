@@ -69,8 +69,9 @@ def print_report(tr, args, out=sys.stdout):
                                                   fmt_ms(r["max_ms"]), share))
     es = tr.exchange_summary()
     P("")
-    P("Exchange = producing pack end -> unpack start (%d halos, %d between ranks):" %
-      (es["count"], es["between_ranks"]))
+    P("Exchange = producing pack end -> unpack start (%d halos, %d between ranks; %d unpacked by "
+      "the class that reads them, the exchange ending where that class starts):" %
+      (es["count"], es["between_ranks"], sum(1 for e in tr.exchanges if e["hosted"])))
     P("  transfer (pack end -> halo arrived):     total %s ms, p50 %s ms, max %s ms" % (
         fmt_ms(es["transfer"]["total_ms"]), fmt_ms(es["transfer"]["p50_ms"]),
         fmt_ms(es["transfer"]["max_ms"])))
@@ -101,7 +102,8 @@ def print_report(tr, args, out=sys.stdout):
     P("")
     od = tr.outer_delays()
     dl = [x["delay"] for x in od]
-    P("Outer segments: last halo arrival (end of the last unpack it depends on) -> start, "
+    P("Outer segments: last halo arrival (end of the last unpack it depends on, or of the last "
+      "message it unpacks) -> start, "
       "%d segments:" % len(od))
     if od:
         P("  p50 %s ms, p90 %s ms, p99 %s ms, max %s ms, mean %s ms" % (
@@ -124,7 +126,7 @@ def print_report(tr, args, out=sys.stdout):
         for x in sorted(od, key=lambda x: -x["delay"])[:args.worst]:
             P("    %10s ms  %-28s started %s ms, last halo %s ended %s ms%s" % (
                 fmt_ms(x["delay"]), x["outer"].label(), fmt_ms(x["outer"].start),
-                x["last"].name, fmt_ms(x["arrival"]),
+                x["last"], fmt_ms(x["arrival"]),
                 "" if x["gated_by"] == "halo" else ", ready at %s ms (%s)" % (
                     fmt_ms(x["ready"]), x["gated_by"])))
     P("")
@@ -215,7 +217,7 @@ def json_report(tr, args):
                         "histogram": {"edges_ms": DELAY_EDGES,
                                       "counts": histogram(dl, DELAY_EDGES)},
                         "worst": [dict(task_json(x["outer"]), delay_ms=x["delay"],
-                                       last_unpack=x["last"].name, ready_ms=x["ready"],
+                                       last_unpack=x["last"], ready_ms=x["ready"],
                                        gated_by=x["gated_by"])
                                   for x in sorted(od, key=lambda x: -x["delay"])[:args.worst]]},
         "critical_path": {k: {kk: vv for kk, vv in v.items() if kk != "path"}

@@ -66,20 +66,28 @@ class Statistics:
 
     def outer_delays(self):
         out = []
+        # a class that unpacks messages itself: its halos arrive with the messages (exchanges)
+        hosted = collections.defaultdict(list)
+        for e in self.exchanges:
+            if e["hosted"]:
+                hosted[e["unpack"].job].append(e)
         for o in self.tasks:
             if o.kind != "outer":
                 continue
-            ups = [self.all[j] for j in o.deps if j in self.all and self.all[j].kind == "unpack"]
-            if not ups:
+            # (arrival, what brought it): unpack tasks it depends on, messages it unpacks
+            arr = [(self.all[j].end, self.all[j].name) for j in o.deps
+                   if j in self.all and self.all[j].kind == "unpack"]
+            arr += [(e["arrival"], "message unpacked by %s" % o.name) for e in hosted[o.job]]
+            if not arr:
                 continue
-            last = max(ups, key=lambda u: u.end)
+            arrival, last = max(arr)
             # ready: every dependency done and the task submitted
             ends = [self.all[j].end for j in o.deps if j in self.all and self.all[j].timed]
-            ready = max(ends + [o.submit if o.submit is not None else last.end])
+            ready = max(ends + [o.submit if o.submit is not None else arrival, arrival])
             why = "halo"
-            if ready > last.end:
+            if ready > arrival:
                 why = "submission" if o.submit is not None and ready == o.submit else "other input"
-            out.append({"outer": o, "last": last, "arrival": last.end, "delay": o.start - last.end,
+            out.append({"outer": o, "last": last, "arrival": arrival, "delay": o.start - arrival,
                         "ready": ready, "after_ready": o.start - ready, "gated_by": why})
         return out
 
