@@ -11,8 +11,8 @@
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
  * The unpack is done by the first class task that reads the link (unpack_host, plan.h), before
- * its kernel, from this rank or another (the class then waits for the receive); else it is a
- * task of its own.
+ * its kernel, from this rank or, on CPU tiles, another (the class then waits for the receive);
+ * else it is a task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per
  * tile and stage ("copy" in the logs), before the classes that read them.
@@ -484,7 +484,8 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
         TESS_STARPU_CALL(starpu_mpi_irecv_detached(buf, l->src_rank, tag, sim->comm, NULL, NULL));
-      if (!host_unpack(sim, op_index, x, k, buf, nm))
+      /* by its class on CPU tiles; a GPU tile keeps the unpack task (not yet checked on a GPU) */
+      if (x->cuda || !host_unpack(sim, op_index, x, k, buf, nm))
         TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
     }
   }
