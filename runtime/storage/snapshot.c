@@ -96,6 +96,13 @@ static int write_metadata(tess_sim_t sim, hid_t file, int nattr, const tess_attr
   return bad ? -1 : 0;
 }
 
+/* Collective: whether `bad` is set on any rank. */
+static int any_rank(MPI_Comm comm, int bad) {
+  int any;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+  return any;
+}
+
 /* Collective: one variable, packed from the tiles, written by every rank's block. */
 static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, const char *tmp,
                           tess_h5_status *s) {
@@ -112,8 +119,11 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
     const int n[3] = {sim->n[0], sim->n[1], planes(sim)};
     const hid_t d = tess_h5_dataset_create(group, v->name, n, v->ncomp, sim->prec);
     int bad = d < 0;
-    const int copies = sim->n[2] == 1 ? 2 : 1; /* the 2D plane twice (top of the file) */
-    for (int z = 0; !bad && z < copies; z++) {
+    /* The 2D plane is written twice (top of the file), each a collective write: every rank
+     * makes the second only if no rank's first failed (a write can fail on one rank only, and
+     * a rank that skipped a collective call the others make would hang them). */
+    const int copies = sim->n[2] == 1 ? 2 : 1;
+    for (int z = 0; !any_rank(sim->comm, bad) && z < copies; z++) {
       tess_h5_block bz = b;
       bz.lo[2] += (hsize_t)z;
       bad = tess_h5_block_io(d, &bz, v->ncomp, buf, 1) != 0;
