@@ -458,7 +458,7 @@ static unsigned image_axes(const tess_sim_t sim) {
     if (!sim->periodic[a] || sim->dim[a] - 2 * sim->ghost[a] < 2 * sim->ghost[a]) return 0;
     axes |= 1u << a;
   }
-  if (!axes || sim->delay.active || tess_boundary_walled(sim)) return 0;
+  if (!axes || sim->delay.active) return 0; /* walls: excluded per stage (`can` below) */
   const uint32_t mine = tess_image_dirs(axes);
   for (int t = 0; t < sim->ntiles; t++) {
     const tess_tile *x = &sim->tile[t];

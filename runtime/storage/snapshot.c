@@ -123,7 +123,7 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
      * makes the second only if no rank's first failed (a write can fail on one rank only, and
      * a rank that skipped a collective call the others make would hang them). */
     const int copies = sim->n[2] == 1 ? 2 : 1;
-    for (int z = 0; !any_rank(sim->comm, bad) && z < copies; z++) {
+    for (int z = 0; z < copies && !any_rank(sim->comm, bad); z++) {
       tess_h5_block bz = b;
       bz.lo[2] += (hsize_t)z;
       bad = tess_h5_block_io(d, &bz, v->ncomp, buf, 1) != 0;

@@ -13,6 +13,9 @@ from .read import read_paje, read_rec
 from .stats import Statistics
 from .tasks import NDIRS, Task, die, dir_index, dir_text
 
+# StarPU's record of a data acquisition released: how a received message shows in DependsOn
+RECV_RELEASE = "_starpu_data_acquire_cb_release"
+
 def estimate_offsets(links, ranks):
     """Per-rank clock offsets (ms, added to that rank's times) relative to the lowest rank."""
     m = {}
@@ -118,7 +121,7 @@ class Trace(Statistics, CriticalPath):
             t = self.all[j]
             if t.kind == "pack":
                 pack = t
-            elif t.name.startswith("_starpu_data_acquire_cb_release"):
+            elif t.name.startswith(RECV_RELEASE):
                 release = t
             elif t.name == "delay" and not t.kind:
                 if t.timed:
@@ -178,7 +181,7 @@ class Trace(Statistics, CriticalPath):
                 continue
             for j in t.deps:
                 d = self.all.get(j)
-                if d is not None and d.name.startswith("_starpu_data_acquire_cb_release"):
+                if d is not None and d.name.startswith(RECV_RELEASE):
                     pairs.append((t, d))
         return sorted(pairs, key=lambda p: p[0].start)
 
