@@ -14,7 +14,7 @@ TESS_CUDA_MPI=${TESS_CUDA_MPI:-0} source .gpu-bundle/env.sh >/dev/null 2>&1; exp
 B=.gpu-bundle/extra/build; H=$B/apps/heat/tess-heat; M=$B/apps/mhd/tess-mhd; X=$B/tests/dump_compare
 # the host's CPU, for the bundle's instruction set (scripts/gpu-bundle.sh, TESS_CPU_ARCH)
 echo "host CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); AVX2: $(grep -qw avx2 /proc/cpuinfo && echo yes || echo no); AVX-512F: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
-two() { mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 TESSERA_RUNTIME_LOG=info exec "$0" "$@"' "$@" 2>&1 | grep -o "halos between ranks: .*" | sort -u | tr '\n' ' '; }
+two() { mpirun -np 2 --bind-to none bash -c 'STARPU_NCUDA=1 TESSERA_RUNTIME_LOG=info exec "$0" "$@"' "$@" 2>&1 | grep -o "halos between ranks: .*\|[0-9.]* tasks per step and rank (.*)" | sort -u | tr '\n' ' '; }
 for p in double single; do
   P="--precision $p"
   STARPU_NCPU=8 $H --device cpu --grid 48,40,32 --order 6 --steps 20 --tiles 4 $P --dump /tmp/hc.bin > /dev/null 2>&1

@@ -484,8 +484,7 @@ tess_err tess_halo_exchange(tess_sim_t sim, int op_index, const tess_op *op) {
         TESS_CALL(tess_direct_submit(sim, x, buf, 0, l->src_rank, (int)tag));
       else
         TESS_STARPU_CALL(starpu_mpi_irecv_detached(buf, l->src_rank, tag, sim->comm, NULL, NULL));
-      /* by its class on CPU tiles; a GPU tile keeps the unpack task (not yet checked on a GPU) */
-      if (x->cuda || !host_unpack(sim, op_index, x, k, buf, nm))
+      if (!host_unpack(sim, op_index, x, k, buf, nm))
         TESS_CALL(submit_unpack(sim, op, op_index, x, k, buf, nm));
     }
   }
