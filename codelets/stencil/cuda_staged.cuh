@@ -160,6 +160,107 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   }
 }
 
+/* The one-level staged z-march of one component with two cells a thread along x (the pair
+ * device memory aligns: (lo[0] + x) even, as tess_stencil_zp2) and K pairs stacked along y: a
+ * block of BXT x BY threads owns 2 BXT x (BY K) cells. As tess_stencil_zk, but the copies move
+ * pairs, each thread reads its rows along x and its two columns along y as pairs (R + 1 + R & 1
+ * pair loads a row for two cells, where tess_stencil_zk makes 2R single loads a cell) and stores
+ * pairs: about half the instructions a cell outside the arithmetic. Needs tess_stencil_paired;
+ * no walls (they take tess_stencil_zk's staged walls). */
+template <typename Op, int R, int K, int BXT, int BY, int MINB, int D0, bool WR>
+__global__ void __launch_bounds__(BXT *BY, MINB)
+    tess_stencil_zp1(const __grid_constant__ tess_stencil_plan p, int zc) {
+  typedef typename Op::T T;
+  constexpr int NT = BXT * BY, BX = 2 * BXT, CY = BY * K, P = R & 1;
+  typedef tess_pairs<T, BX, CY, R, NT, WR> G; /* window from x0 - R - P: pairs stay aligned */
+  constexpr int W = G::WS, PL = W * G::H;
+  constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, U = tess_lcm(S, Q);
+  constexpr int XP = R + P + 1; /* pairs a row: the cells x - R - P .. x + 1 + R + P */
+  extern __shared__ __align__(16) unsigned char tess_smem[];
+  T(*win)[PL] = (T(*)[PL])tess_smem; /* [S][PL] */
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BXT + tx;
+  const int x0 = blockIdx.x * BX - (p.lo[0] & 1), y0 = blockIdx.y * CY;
+  const int z0 = blockIdx.z * zc, z1 = min(z0 + zc, p.n[2]);
+  const int x = x0 + 2 * tx, yb = y0 + ty * K; /* the thread's cells: (x + h, yb + k) */
+  unsigned mine = 0;                           /* bit 2k + h */
+#pragma unroll
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      mine |= (unsigned)(x + h >= 0 && x + h < p.n[0] && yb + k < p.n[1]) << (2 * k + h);
+  const long long sz = p.pos[2], sy = p.pos[1];
+  G st(p, x0 - R - P, y0, z0 - R, tid);              /* plane z0 - R first */
+  const int own = (ty * K + R) * W + 2 * tx + R + P; /* pair k of the thread: own + k W */
+  const int nj = z1 - z0 + 2 * R;
+#pragma unroll
+  for (int d = 0; d < D; d++) {
+    st.copy(p, win[d], d < nj, sz);
+    tess_cp_commit();
+  }
+  T q[K][2][Q];
+#pragma unroll
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+      for (int i = 0; i < Q; i++)
+        q[k][h][i] = T(0);
+  const typename Op::C c0 =
+      Op::at(&p, p.lo[0] + (mine ? x : 0), p.lo[1] + (mine ? yb : 0), p.lo[2] + z0);
+  T *out = c0.out[0];
+  const T *in = c0.in[0];
+  for (int j0 = 0; j0 < nj; j0 += U) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int j = j0 + u; /* the same in the whole block */
+      if (j < nj) {
+        tess_cp_wait<D - 1>();
+        __syncthreads(); /* plane j is visible; the slot of plane j - R - 1 is free */
+        st.copy(p, win[(u + D) % S], j + D < nj, sz);
+        tess_cp_commit();
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+          T o[2];
+          tess_ld_pairs<T, 1>(o, &win[u % S][own + k * W]);
+          q[k][0][u % Q] = o[0], q[k][1][u % Q] = o[1];
+        }
+        if (j >= 2 * R && mine) { /* the cells R planes below */
+          const T *pl = win[(u + S - R) % S] + own;
+          T yv[K + 2 * R][2]; /* both columns along y, R above row 0 .. R below row K - 1 */
+#pragma unroll
+          for (int i = 0; i < R; i++) {
+            tess_ld_pairs<T, 1>(yv[i], pl + (i - R) * W);
+            tess_ld_pairs<T, 1>(yv[K + R + i], pl + (K + i) * W);
+          }
+#pragma unroll
+          for (int k = 0; k < K; k++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+              yv[R + k][h] = q[k][h][(u + Q - R) % Q];
+#pragma unroll
+          for (int k = 0; k < K; k++)
+            if (mine >> 2 * k & 3) {
+              T xv[2 * XP], res[2];
+              tess_ld_pairs<T, XP>(xv, pl + k * W - R - P);
+#pragma unroll
+              for (int h = 0; h < 2; h++) {
+                typename Op::C c = c0;
+                c.xr = &xv[R + P + h], c.yr = &yv[R + k][h], c.ys = 2;
+                c.in[0] = in + k * sy + h, c.out[0] = &res[h], c.os = 1;
+                c.nc = 1, c.nin = 1, c.act = 7, c.nw = 1, c.qr = R, c.qb = (u + 1) % Q;
+                c.q = q[k][h], c.pl = pl + k * W + h, c.wp = W, c.fs = PL;
+                c.wr = WR, c.cx = c0.cx + h, c.cy = c0.cy + k, c.cz = c0.cz + j - 2 * R;
+                Op::cell(&c);
+              }
+              tess_st_pair(out + k * sy, res, mine >> 2 * k & 1, mine >> (2 * k + 1) & 1);
+            }
+        }
+        if (j >= 2 * R) out += sz, in += sz;
+      }
+    }
+  }
+}
+
 /* The two-level staged z-march (TESS_STENCIL2 of radius 2 in 3D, one component, input 0 staged
  * with a ring of 2; outer may read input 0 only at its cell, other inputs anywhere), K cells a
  * thread stacked along y. When plane j of input 0 (z0 - 2 + j) lands: inner at the thread's own
