@@ -213,12 +213,6 @@ static double copy_bw(size_t bytes) {
         tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D, false>                                     \
   }
 
-#define ZP1(op, R, K, BXT, BY, ZC, MB, D)                                                          \
-  {                                                                                                \
-    "p1 k" #K " " #BXT "x" #BY " zc" #ZC " mb" #MB " d" #D,                                        \
-        tess_stencil_launch_zp1<op, R, K, BXT, BY, ZC, MB, D, false>                               \
-  }
-
 #if !defined(BENCH_HEAT) && !defined(BENCH_MAXWELL)
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
   const dim3 zb(ZX, ZY, 1);
@@ -237,20 +231,14 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
       ZK(op, R, 4, 128, 4, 128, 1, 0), ZK(op, R, 4, 128, 4, 256, 1, 0),                            \
       ZK(op, R, 4, 256, 2, 64, 1, 0), ZK(op, R, 4, 256, 2, 0, 1, 0),                               \
       ZK(op, R, 2, 128, 8, 128, 1, 0), ZK(op, R, 4, 64, 8, 64, 1, 0),                              \
-      ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0),                                \
-      ZK(op, R, 1, 256, 2, 64, 2, 0), ZP1(op, R, 2, 64, 8, 128, 1, 0),                             \
-      ZP1(op, R, 2, 64, 8, 256, 1, 0), ZP1(op, R, 2, 64, 4, 128, 1, 0),                            \
-      ZP1(op, R, 2, 128, 4, 128, 1, 0), ZP1(op, R, 1, 64, 8, 128, 1, 0),                           \
-      ZP1(op, R, 4, 32, 8, 128, 1, 0), ZP1(op, R, 2, 32, 8, 128, 2, 0),                            \
-      ZP1(op, R, 1, 128, 4, 128, 1, 0)
+      ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0), ZK(op, R, 1, 256, 2, 64, 2, 0)
 #define HEAT_VARIANTS_F32(op, R)                                                                   \
   HEAT_VARIANTS(op, R), ZK(op, R, 4, 128, 4, 256, 1, 10), ZK(op, R, 4, 256, 2, 0, 1, 10),          \
       ZK(op, R, 4, 128, 2, 0, 2, 10), ZK(op, R, 8, 128, 2, 0, 1, 10),                              \
       ZK(op, R, 8, 128, 2, 256, 1, 10), ZK(op, R, 4, 128, 2, 256, 3, 0),                           \
       ZK(op, R, 4, 128, 2, 0, 3, 0), ZK(op, R, 4, 64, 4, 256, 3, 0),                               \
       ZK(op, R, 2, 128, 4, 256, 2, 0), ZK(op, R, 4, 256, 1, 256, 3, 0),                            \
-      ZK(op, R, 4, 128, 2, 256, 4, 0), ZP1(op, R, 2, 64, 8, 0, 1, 10),                             \
-      ZP1(op, R, 2, 128, 4, 0, 1, 10)
+      ZK(op, R, 4, 128, 2, 256, 4, 0)
 /* the layer's shapes (tess_zk2_shape in double, tess_zp2_shape in float), their neighbours, and
  * the pairs in the shape the layer used in double before (d8); in float also more planes in
  * flight */

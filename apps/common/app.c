@@ -102,7 +102,7 @@ static tess_err add_common(tess_config_t cfg, tess_app_settings *s) {
           "periodic halos a tile sends itself are read or written at their images by the "
           "kernels where they can (false: they are copied before each stage; A/B)"),
       OPT("runtime.unpack_in_class", TESS_OPT_BOOL, unpack_in_class, "unpack-in-class",
-          "a buffered link (from this rank, or another into CPU tiles) is unpacked by the first "
+          "a buffered link (from this rank or another) is unpacked by the first "
           "compute task that reads it (false: by an unpack task of its own; A/B)"),
       OPT("runtime.profile", TESS_OPT_BOOL, profile, "profile",
           "StarPU's worker and bus summaries at the end"),

@@ -165,14 +165,6 @@ template <typename T> struct tess_zk_shape<T, true> { /* radius 1 (heat order 2,
 template <> struct tess_zk_shape<float, true> { /* 10 planes in flight: 4% faster than 4 (H100) */
   static constexpr int K = 4, BX = 256, BY = 2, MINB = 1, ZC = 0, D = 10;
 };
-/* Two cells a thread along x (tess_stencil_zp1), float, fields paired (tess_stencil_paired),
- * no walls: K pairs stacked along y in blocks of BXT x BY threads. */
-template <typename T, bool R1> struct tess_zp1_shape {
-  static constexpr int K = 2, BXT = 64, BY = 8, MINB = 1, ZC = 256, D = 0;
-};
-template <typename T> struct tess_zp1_shape<T, true> {
-  static constexpr int K = 2, BXT = 64, BY = 8, MINB = 1, ZC = 0, D = 10;
-};
 /* Several components (NC > 1, radius R > 1): one cell a thread, every component's planes in the
  * slots (NC (R + 1 + D) planes of (BX + 2R) (BY + 2R) cells: 175 KiB for Maxwell's six in double),
  * where the stage reads its output (tess_region.out_read: Maxwell's RK stages after the first)
@@ -223,11 +215,9 @@ template <typename T> static inline bool tess_stencil_paired(const tess_stencil_
  * in double than chunks of 128 planes (H100, heat 6, docs/performance.md 2026-11-28). */
 template <int BX, int BY, int CY, int ZC, typename Kern>
 void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, int halo,
-                           void *stream, int CX = BX) {
+                           void *stream) {
   tess_stencil_smem(kern, bytes);
-  /* CX cells a block along x; pairs (CX = 2 BX) start one cell left where lo[0] is odd */
-  const int nx = p->n[0] + (CX > BX ? (p->lo[0] & 1) : 0);
-  const unsigned gx = (unsigned)((nx + CX - 1) / CX), gy = (unsigned)((p->n[1] + CY - 1) / CY);
+  const unsigned gx = (unsigned)((p->n[0] + BX - 1) / BX), gy = (unsigned)((p->n[1] + CY - 1) / CY);
   int slots;
   const cudaError_t err = tess_zslots(kern, BX * BY, bytes, &slots);
   if (err != cudaSuccess) STARPU_CUDA_REPORT_ERROR(err);
@@ -244,14 +234,6 @@ void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::WS * G::H;
   tess_stencil_launch_z<BX, BY, BY * K, ZC>(
       tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC, PF>, p, bytes, 2 * R, stream);
-}
-
-template <typename Op, int R, int K, int BXT, int BY, int ZC, int MINB, int D, bool WR>
-void tess_stencil_launch_zp1(const tess_stencil_plan *p, void *stream) {
-  typedef tess_pairs<typename Op::T, 2 * BXT, BY * K, R, BXT * BY> G;
-  const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * G::WS * G::H;
-  tess_stencil_launch_z<BXT, BY, BY * K, ZC>(tess_stencil_zp1<Op, R, K, BXT, BY, MINB, D, WR>, p,
-                                             bytes, 2 * R, stream, 2 * BXT);
 }
 
 template <typename Op, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
@@ -297,10 +279,7 @@ void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
   if constexpr (Op::NC <= 1) /* one component (or any): every kernel of one input but Maxwell */
     if (p->nin == 1 && p->nout == 1 && tess_stencil_staged(p, 1)) {
       /* walls staged with the planes where no thread's own cells are ghosts (cuda_walls.cuh) */
-      typedef tess_zp1_shape<typename Op::T, R == 1> Y;
-      if (sizeof(typename Op::T) < 8 && !p->nwall && tess_stencil_paired<typename Op::T>(p))
-        tess_stencil_launch_zp1<Op, R, Y::K, Y::BXT, Y::BY, Y::ZC, Y::MINB, Y::D, WR>(p, stream);
-      else if (!WR && p->nwall && p->n[1] % (Z::BY * Z::K) == 0)
+      if (!WR && p->nwall && p->n[1] % (Z::BY * Z::K) == 0)
         tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, false, true>(
             p, stream);
       else {

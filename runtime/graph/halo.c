@@ -11,7 +11,7 @@
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
  * The unpack is done by the first class task that reads the link (unpack_host, plan.h), before
- * its kernel, from this rank or, on CPU tiles, another (the class then waits for the receive);
+ * its kernel, from this rank or another (the class then waits for the receive);
  * else it is a task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per

@@ -19,9 +19,8 @@
  * Unpacks. A buffered link is unpacked by one of the classes that read its halo, in that
  * class's task, before its kernel: the reader whose buffered reads are contained in every other
  * reader's (the face class of a face link), submitted first, so no class waits on an arrival
- * its own footprint does not read. A link from another rank into a CPU tile is unpacked so
- * too, its class waiting for the receive (a GPU tile keeps an unpack task: not yet checked on a
- * GPU). A link no such class exists for, one an edge or corner fill reads,
+ * its own footprint does not read. A link from another rank is unpacked so too, its class
+ * waiting for the receive. A link no such class exists for, one an edge or corner fill reads,
  * the held-back test link, or every link with tess_sim_set_unpack_in_class(sim, 0), has an
  * unpack task.
  *

@@ -160,7 +160,7 @@ tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
  * along the axes every tile spans whole do so, and those halos are not copied; off: the runtime
  * copies them (A/B). */
 tess_err tess_sim_set_wrap(tess_sim_t sim, int on);
-/* on (default): a buffered link (from a tile of this rank, or of another into a CPU tile) is
+/* on (default): a buffered link (from a tile of this rank or of another) is
  * unpacked by the first class task that reads it, before its kernel, where the other readers'
  * waits contain that class's (docs/halo-path.md); off: every such link has an unpack task of its
  * own (A/B: more tasks, a shorter chain from an arrival to the classes that read it). */
