@@ -513,6 +513,8 @@ int main(int argc, char **argv) {
       o.file = argv[i + 1];
     else if (!strcmp(argv[i], "--device") && tess_device_parse(argv[i + 1], &o.device))
       return 2;
+    else if (!strcmp(argv[i], "--chunk")) /* values a collective block write moves at most */
+      tess_io_debug_chunk_values(atol(argv[i + 1]));
   }
   if (!strcmp(mode, "damage")) return do_damage(dir); /* plain HDF5, no runtime */
   if (tess_init(&argc, &argv, NULL)) return 1;

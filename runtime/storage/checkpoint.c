@@ -144,7 +144,7 @@ static void write_field(tess_sim_t sim, hid_t group, int f, const char *tmp, tes
     char why[256];
     MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, sim->comm);
     const hid_t d = tess_h5_dataset_create(group, fd->name, sim->n, fd->nc, sim->prec);
-    if (d < 0 || tess_h5_block_io(d, &b, fd->nc, buf, 1) ||
+    if (tess_h5_block_io(sim->comm, d, &b, fd->nc, buf, 1) || d < 0 ||
         tess_h5_attr_write(d, "checksum", H5T_NATIVE_UINT64, 1, &sum))
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing field '%s' to '%s' failed: %s", fd->name, tmp,
                    tess_h5_write_reason(tmp, why, sizeof why));
@@ -449,7 +449,8 @@ static void read_fields(tess_sim_t sim, const char *path, const header *h, doubl
     char name[TESS_NAME_LEN + 8];
     snprintf(name, sizeof name, "fields/%s", fd->name);
     const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    if (d < 0 || tess_h5_block_io(d, &b, fd->nc, bufs[f], 0))
+    if (d < 0) tess_h5_remember(); /* the reason, before the calls below clear it */
+    if (tess_h5_block_io(sim->comm, d, &b, fd->nc, bufs[f], 0) || d < 0)
       TESS_H5_FAIL(s, TESS_ERR_IO, "reading field '%s' of checkpoint '%s' failed: %s", fd->name,
                    path, tess_h5_reason(why, sizeof why));
     else

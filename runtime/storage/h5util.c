@@ -230,15 +230,30 @@ static int fail_writes_rank = -1; /* tess_io_debug_fail_writes */
 
 void tess_io_debug_fail_writes(int rank) { fail_writes_rank = rank; }
 
-int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf, int write) {
+static size_t chunk_values = (size_t)1 << 27; /* 1 GiB of doubles; tess_io_debug_chunk_values */
+
+void tess_io_debug_chunk_values(long values) {
+  chunk_values = values > 0 ? (size_t)values : (size_t)1 << 27;
+}
+
+int tess_h5_block_io(MPI_Comm comm, hid_t dset, const tess_h5_block *b, int ncomp, double *buf,
+                     int write) {
   const int rank = ncomp == 1 ? 3 : 4;
   const size_t plane = (size_t)b->n[0] * b->n[1] * (size_t)ncomp;
-  const size_t max_values = (size_t)1 << 27; /* 1 GiB of doubles */
+  const size_t max_values = chunk_values;
   const hsize_t dz = plane >= max_values ? 1 : (hsize_t)(max_values / plane);
-  const hid_t fspace = H5Dget_space(dset), dxpl = H5Pcreate(H5P_DATASET_XFER);
+  const hid_t fspace = dset < 0 ? -1 : H5Dget_space(dset), dxpl = H5Pcreate(H5P_DATASET_XFER);
   int ok = fspace >= 0 && dxpl >= 0 && H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-  /* Every rank's block has the same n[2], so all make the same number of collective calls. */
-  for (hsize_t z = 0; ok && z < b->n[2]; z += dz) {
+  if (!ok && dset >= 0) tess_h5_remember(); /* dset < 0: the caller remembered why */
+  int me = -1, all = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  /* Every rank's block has the same extent (the ranks divide the grid evenly), so all make the
+   * same number of collective calls; each only once every rank's calls so far have worked: a
+   * rank whose write failed (a full disk) stops, and the others must not wait for it in the
+   * next call. */
+  for (hsize_t z = 0; z < b->n[2]; z += dz) {
+    if (comm != MPI_COMM_NULL) MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok || !all) break;
     const hsize_t nz = b->n[2] - z < dz ? b->n[2] - z : dz;
     const hsize_t start[4] = {b->lo[2] + z, b->lo[1], b->lo[0], 0};
     const hsize_t count[4] = {nz, b->n[1], b->n[0], (hsize_t)ncomp};
@@ -251,17 +266,15 @@ int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf,
                   : H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, at)) >= 0;
     if (!ok) tess_h5_remember();
     if (mspace >= 0) H5Sclose(mspace);
-  }
-  if (!ok) tess_h5_remember();
-  int me = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  if (ok && write && me == fail_writes_rank) { /* after the collective call: the others go on */
-    snprintf(last_reason, sizeof last_reason, "injected failure (tess_io_debug_fail_writes)");
-    ok = 0;
+    if (ok && write && me == fail_writes_rank) { /* after the collective call: the others go on */
+      snprintf(last_reason, sizeof last_reason, "injected failure (tess_io_debug_fail_writes)");
+      ok = 0;
+    }
   }
   if (dxpl >= 0) H5Pclose(dxpl);
   if (fspace >= 0) H5Sclose(fspace);
-  return ok ? 0 : -1;
+  return ok ? 0 : -1; /* 0 also where another rank's failure stopped this one: the caller's
+                       * tess_h5_agree reports that failure */
 }
 
 int tess_h5_attr_write(hid_t obj, const char *name, hid_t type, int n, const void *v) {

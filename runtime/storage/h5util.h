@@ -73,9 +73,13 @@ hid_t tess_h5_dataset_create(hid_t loc, const char *name, const int n[3], int nc
 /* A group, like H5Gcreate2's, with no timestamps in its header. Objects here record no times
  * (nor does the file's root group), so identical runs write byte-identical files. */
 hid_t tess_h5_group_create(hid_t loc, const char *name);
-/* Collective: each rank writes (or reads) its block, buf as in tess_h5_pack, in z slabs of at
- * most 1 GiB per call (MPI-IO counts are ints). Returns 0 or -1. */
-int tess_h5_block_io(hid_t dset, const tess_h5_block *b, int ncomp, double *buf, int write);
+/* Collective over comm (the file's): each rank writes (or reads) its block, buf as in
+ * tess_h5_pack, in z slabs of at most 1 GiB per call (MPI-IO counts are ints), the next slab
+ * only once every rank's last call worked. dset < 0 (a failed open or create) takes part and
+ * fails. Returns -1 where this rank's own call failed, else 0 (the caller's tess_h5_agree
+ * reports another rank's failure). */
+int tess_h5_block_io(MPI_Comm comm, hid_t dset, const tess_h5_block *b, int ncomp, double *buf,
+                     int write);
 
 /* Attributes: n values of a native type, or a string. 0 or -1 (the HDF5 stack says why).
  * Strings are fixed-length (stored inside the checksummed object header, not in the global

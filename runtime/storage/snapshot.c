@@ -126,7 +126,7 @@ static tess_err write_var(tess_sim_t sim, hid_t group, const tess_snap_var *v, c
     for (int z = 0; z < copies && !any_rank(sim->comm, bad); z++) {
       tess_h5_block bz = b;
       bz.lo[2] += (hsize_t)z;
-      bad = tess_h5_block_io(d, &bz, v->ncomp, buf, 1) != 0;
+      bad = tess_h5_block_io(sim->comm, d, &bz, v->ncomp, buf, 1) != 0;
     }
     if (bad)
       TESS_H5_FAIL(s, TESS_ERR_IO, "writing variable '%s' to '%s' failed: %s", v->name, tmp,
