@@ -213,12 +213,6 @@ static double copy_bw(size_t bytes) {
         tess_stencil_launch_zp2<op, BXT, BY, ZC, MB, D, false>                                     \
   }
 
-#define ZKP(op, R, K, BX, BY, ZC, MB, D)                                                           \
-  {                                                                                                \
-    "pc k" #K " " #BX "x" #BY " zc" #ZC " mb" #MB " d" #D,                                         \
-        tess_stencil_launch_zk<op, R, K, BX, BY, ZC, MB, D, false, false, 1, 0, true>              \
-  }
-
 #if !defined(BENCH_HEAT) && !defined(BENCH_MAXWELL)
 template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream) {
   const dim3 zb(ZX, ZY, 1);
@@ -237,18 +231,14 @@ template <typename Op> void old_zmarch(const tess_stencil_plan *p, void *stream)
       ZK(op, R, 4, 128, 4, 128, 1, 0), ZK(op, R, 4, 128, 4, 256, 1, 0),                            \
       ZK(op, R, 4, 256, 2, 64, 1, 0), ZK(op, R, 4, 256, 2, 0, 1, 0),                               \
       ZK(op, R, 2, 128, 8, 128, 1, 0), ZK(op, R, 4, 64, 8, 64, 1, 0),                              \
-      ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0),                                \
-      ZK(op, R, 1, 256, 2, 64, 2, 0), ZKP(op, R, 4, 128, 4, 128, 1, 0),                            \
-      ZKP(op, R, 4, 128, 4, 256, 1, 0), ZKP(op, R, 4, 256, 2, 64, 1, 0),                           \
-      ZKP(op, R, 4, 256, 2, 0, 1, 0)
+      ZK(op, R, 8, 64, 2, 64, 1, 0), ZK(op, R, 1, 64, 8, 64, 2, 0), ZK(op, R, 1, 256, 2, 64, 2, 0)
 #define HEAT_VARIANTS_F32(op, R)                                                                   \
   HEAT_VARIANTS(op, R), ZK(op, R, 4, 128, 4, 256, 1, 10), ZK(op, R, 4, 256, 2, 0, 1, 10),          \
       ZK(op, R, 4, 128, 2, 0, 2, 10), ZK(op, R, 8, 128, 2, 0, 1, 10),                              \
       ZK(op, R, 8, 128, 2, 256, 1, 10), ZK(op, R, 4, 128, 2, 256, 3, 0),                           \
       ZK(op, R, 4, 128, 2, 0, 3, 0), ZK(op, R, 4, 64, 4, 256, 3, 0),                               \
       ZK(op, R, 2, 128, 4, 256, 2, 0), ZK(op, R, 4, 256, 1, 256, 3, 0),                            \
-      ZK(op, R, 4, 128, 2, 256, 4, 0), ZKP(op, R, 4, 256, 2, 0, 1, 10),                            \
-      ZKP(op, R, 4, 128, 4, 256, 1, 10)
+      ZK(op, R, 4, 128, 2, 256, 4, 0)
 /* the layer's shapes (tess_zk2_shape in double, tess_zp2_shape in float), their neighbours, and
  * the pairs in the shape the layer used in double before (d8); in float also more planes in
  * flight */

@@ -228,12 +228,12 @@ void tess_stencil_launch_z(Kern kern, const tess_stencil_plan *p, size_t bytes, 
 }
 
 template <typename Op, int R, int K, int BX, int BY, int ZC, int MINB, int D, bool WR, bool WL,
-          int NC = 1, int PF = 0, bool PC = false>
+          int NC = 1, int PF = 0>
 void tess_stencil_launch_zk(const tess_stencil_plan *p, void *stream) {
-  typedef tess_zk_window<typename Op::T, BX, BY * K, R, BX * BY, WR, PC> G;
+  typedef tess_flat<typename Op::T, BX, BY * K, R, BX * BY> G;
   const size_t bytes = sizeof(typename Op::T) * (R + 1 + tess_depth(R, D)) * NC * G::WS * G::H;
   tess_stencil_launch_z<BX, BY, BY * K, ZC>(
-      tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC, PF, PC>, p, bytes, 2 * R, stream);
+      tess_stencil_zk<Op, R, K, BX, BY, MINB, D, WR, WL, NC, PF>, p, bytes, 2 * R, stream);
 }
 
 template <typename Op, int K, int BX, int BY, int ZC, int MINB, int D, bool WR>
@@ -284,12 +284,8 @@ void tess_stencil_launch_one(const tess_stencil_plan *p, void *stream) {
             p, stream);
       else {
         if (p->nwall) tess_stencil_walls_first<typename Op::T>(p, stream);
-        if (sizeof(typename Op::T) < 8 && tess_stencil_paired<typename Op::T>(p))
-          tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR, false, 1, 0,
-                                 true>(p, stream);
-        else
-          tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR, false>(
-              p, stream);
+        tess_stencil_launch_zk<Op, R, Z::K, Z::BX, Z::BY, Z::ZC, Z::MINB, Z::D, WR, false>(p,
+                                                                                           stream);
       }
       return;
     }

@@ -25,28 +25,16 @@ namespace {
  * u_old): the output's cells PF planes ahead are prefetched into L2, and each thread loads its
  * cells' output one plane ahead into registers, where the cell reads and updates it (TESS_OUT
  * through c.os = 1) before the thread stores it: the load's latency hides behind a plane. */
-/* The z-march's plane window: element copies, or with PC pair copies (tess_stencil_paired). */
-template <typename T, int BX, int CY, int R, int NT, bool WR, bool PC> struct tess_zk_window_of {
-  typedef tess_flat<T, BX, CY, R, NT, WR> G;
-};
-template <typename T, int BX, int CY, int R, int NT, bool WR>
-struct tess_zk_window_of<T, BX, CY, R, NT, WR, true> {
-  typedef tess_pairs<T, BX, CY, R, NT, WR, 1> G;
-};
-template <typename T, int BX, int CY, int R, int NT, bool WR, bool PC>
-using tess_zk_window = typename tess_zk_window_of<T, BX, CY, R, NT, WR, PC>::G;
-
 template <typename Op, int R, int K, int BX, int BY, int MINB, int D0, bool WR, bool WL, int NC = 1,
-          int PF = 0, bool PC = false>
+          int PF = 0>
 __global__ void __launch_bounds__(BX *BY, MINB)
     tess_stencil_zk(const __grid_constant__ tess_stencil_plan p, int zc) {
   typedef typename Op::T T;
   constexpr int NT = BX * BY;
-  typedef tess_zk_window<T, BX, BY * K, R, NT, WR, PC> G;
+  typedef tess_flat<T, BX, BY * K, R, NT, WR> G;
   constexpr int W = G::WS, PL = W * G::H;
   constexpr int D = tess_depth(R, D0), Q = 2 * R + 1, S = R + 1 + D, U = tess_lcm(S, Q);
   static_assert(NC == 1 || !WL, "walls are staged for one component");
-  static_assert(!PC || (NC == 1 && !WL), "pair copies: one component, no staged walls");
   extern __shared__ __align__(16) unsigned char tess_smem[];
   T(*win)[NC * PL] = (T(*)[NC * PL]) tess_smem; /* [S][NC][PL] */
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
@@ -58,10 +46,8 @@ __global__ void __launch_bounds__(BX *BY, MINB)
   for (int k = 0; k < K; k++)
     mine |= (unsigned)(x < p.n[0] && yb + k < p.n[1]) << k;
   const long long sz = p.pos[2], sy = p.pos[1];
-  /* PC: the window starts e cells further left, on the pair boundary */
-  const int e = PC ? (p.lo[0] + x0 - R) & 1 : 0;
-  G st(p, x0 - R - e, y0, z0 - R, tid);          /* plane z0 - R first */
-  const int own = (ty * K + R) * W + tx + R + e; /* cell k of the thread: own + k W */
+  G st(p, x0 - R, y0, z0 - R, tid);          /* plane z0 - R first */
+  const int own = (ty * K + R) * W + tx + R; /* cell k of the thread: own + k W */
   const int nj = z1 - z0 + 2 * R;
   /* WL, walls (cuda_walls.cuh): the ghost planes along z written to memory by the block before
    * it copies them (blocks that share a ghost write the same bits, each its own before reading

@@ -158,11 +158,9 @@ template <typename T> __device__ __forceinline__ void tess_cp_elem(T *smem, cons
 
 /* A block's plane window of pairs: rows y0 - r .. y0 + BY + r - 1, WS columns starting at the
  * pair-aligned region x xs (the ring r, plus one column when r is odd so that the own pairs stay
- * aligned; EX: plus one pair, for a window whose start moved left to the pair boundary). Each of
- * NT threads copies up to SL pairs a plane. */
-template <typename T, int BX, int BY, int r, int NT, bool WR = false, int EX = r & 1>
-struct tess_pairs {
-  static constexpr int WS = BX + 2 * r + 2 * EX, H = BY + 2 * r, NP = WS / 2 * H;
+ * aligned). Each of NT threads copies up to SL pairs a plane. */
+template <typename T, int BX, int BY, int r, int NT, bool WR = false> struct tess_pairs {
+  static constexpr int P = r & 1, WS = BX + 2 * r + 2 * P, H = BY + 2 * r, NP = WS / 2 * H;
   static constexpr int SL = (NP + NT - 1) / NT;
   const T *src[SL];
   int dst[SL], nb[SL]; /* nb: bytes to read (0: none) */
@@ -190,9 +188,7 @@ struct tess_pairs {
       }
     }
   }
-  template <int NC = 1, int PL = 0> /* one component (tess_flat's signature) */
   __device__ __forceinline__ void copy(const tess_stencil_plan &p, T *w, bool go, long long sz) {
-    static_assert(NC == 1, "pairs of one component");
     if (go)
       for (int s = 0; s < SL; s++)
         if (nb[s]) {
