@@ -11,8 +11,8 @@
  *   buffer -> X: unpack -> X's halo token of that link -> the classes whose footprint reads it
  *
  * The unpack is done by the first class task that reads the link (unpack_host, plan.h), before
- * its kernel, from this rank or another (the class then waits for the receive);
- * else it is a task of its own.
+ * its kernel, for a link from this rank or another (the class then waits for the receive); where
+ * no class can, it is a task of its own.
  * A local link (N on X's memory node, or N = X) is a list of box copies from N's owned cells
  * into X's halo: done by X's only compute task when X has one class, else by one fill task per
  * tile and stage ("copy" in the logs), before the classes that read them.

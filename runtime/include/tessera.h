@@ -160,10 +160,10 @@ tess_err tess_sim_set_device(tess_sim_t sim, tess_device device);
  * along the axes every tile spans whole do so, and those halos are not copied; off: the runtime
  * copies them (A/B). */
 tess_err tess_sim_set_wrap(tess_sim_t sim, int on);
-/* on (default): a buffered link (from a tile of this rank or of another) is
- * unpacked by the first class task that reads it, before its kernel, where the other readers'
- * waits contain that class's (docs/halo-path.md); off: every such link has an unpack task of its
- * own (A/B: more tasks, a shorter chain from an arrival to the classes that read it). */
+/* on (default): a buffered link (from a tile of this rank or of another) is unpacked by the
+ * first class task that reads it, before its kernel, where the other readers' waits contain that
+ * class's (docs/halo-path.md); off: every such link has an unpack task of its own (A/B: more
+ * tasks, a shorter chain from an arrival to the classes that read it). */
 tess_err tess_sim_set_unpack_in_class(tess_sim_t sim, int on);
 /* tiles_per_rank 0 (default): one per GPU; CPU tiles: about 2 per CPU worker, each of at least
  * 32768 owned cells, 1 when the rank has a single worker (sim.c, auto_tiles, says why). */

@@ -90,8 +90,8 @@ tess_err tess_checkpoint_rotate(const char *dir, const char *prefix, int keep);
  * `rank` (of MPI_COMM_WORLD) reports a failure after taking part in the collective call, as a
  * full disk on that rank would; -1 turns it off. */
 void tess_io_debug_fail_writes(int rank);
-/* Test hook: block I/O of checkpoints moves at most `values` values a collective call (0: the
- * default, 2^27, 1 GiB of doubles), so that small grids take the path of large blocks. */
+/* Test hook: block I/O of checkpoints and snapshots moves at most `values` values a collective call
+ * (0: the default, 2^27, 1 GiB of doubles), so that small grids take the path of large blocks. */
 void tess_io_debug_chunk_values(long values);
 
 #ifdef __cplusplus
